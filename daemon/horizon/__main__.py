@@ -1,0 +1,5 @@
+import sys
+
+from horizon.cli import main
+
+sys.exit(main())

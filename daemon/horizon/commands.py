@@ -1,0 +1,238 @@
+"""The one-shot commands: render, rebuild, phare, config, check (status lives in `status`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from horizon import status as status_command
+from horizon.cli import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.engine import commit, context, run_pass, settings_key
+from horizon.entries import Rejection, decode_line, format_instant
+from horizon.flags import FlagRecord, append_flag, read_flags
+from horizon.hive import HiveError, discover, require_bee, require_hive
+from horizon.journal import JournalError, is_blank, line_hash, read_lines, segment_paths
+from horizon.lock import HiveLock, HiveLocked, holder
+from horizon.render import render as render_view
+from horizon.settings import Effective, GlobalConfig, SettingsError
+from horizon.settings_files import (
+    bee_file,
+    config_path,
+    effective_settings,
+    hive_file,
+    load_bee_file,
+    load_global,
+    load_hive_layer,
+)
+from horizon.store import StateTooNew, StoreError, load_state
+from horizon.zones import sweep
+
+
+@contextlib.contextmanager
+def reported() -> Iterator[None]:
+    """Turn the operator-facing failures of the core into one clear line each."""
+    try:
+        yield
+    except (HiveError, SettingsError, StoreError, HiveLocked, StateTooNew,
+            JournalError) as error:
+        raise UserError(str(error)) from None
+
+
+def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
+    path = config_path(args.config)
+    with reported():
+        if path is not None and not path.exists():
+            raise UserError(f"{path}: config file not found")
+        return load_global(path), str(path) if path else "défaut intégré"
+
+
+def bee_settings(config: GlobalConfig, source: str, hive: Path, bee: str) -> Effective:
+    with reported():
+        return effective_settings(config, source, hive, bee)
+
+
+def render(args: argparse.Namespace) -> int:
+    config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bee = require_bee(hive, args.bee)
+        effective = bee_settings(config, source, hive, bee)
+        state = load_state(hive, bee)
+        stale = state is None or state.settings_key != settings_key(
+            effective, read_flags(hive, bee))
+        now = args.now if args.now is not None else args.wall_now
+        if state is None or stale or args.fresh:
+            # Nothing usable on disk (or --fresh): compute in memory, write nothing.
+            view = run_pass(hive, bee, config, effective, now, state, fresh_only=True).view
+        else:
+            if args.now is not None:
+                sweep(state.zones, context(bee, effective, args.now))
+            view = render_view(state.zones, bee, effective.horizon, effective.mission)
+    if args.json:
+        print(json.dumps(view.summary, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(view.text)
+    return EXIT_OK
+
+
+def rebuild(args: argparse.Namespace) -> int:
+    config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bees = [require_bee(hive, args.bee)] if args.bee else discover(hive)[0]
+        lock = HiveLock(hive)
+    now = args.now if args.now is not None else args.wall_now
+    failed = False
+    try:
+        for bee in bees:
+            try:
+                with reported():
+                    effective = effective_settings(config, source, hive, bee)
+                    outcome = run_pass(hive, bee, config, effective, now, None)
+                    commit(hive, bee, outcome)
+            except UserError as error:
+                print(f"horizon: {bee}: {error}", file=sys.stderr)
+                failed = True
+                continue
+            zones = outcome.state.zones
+            print(f"{bee}: {zones.accepted} entries, {zones.rejected} rejected, "
+                  f"up to #{zones.up_to}; handoff.md {outcome.view.summary['chars']}"
+                  f"/{outcome.view.summary['cap']} chars")
+    finally:
+        lock.release()
+    return EXIT_PROBLEM if failed else EXIT_OK
+
+
+def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
+               ) -> tuple[bytes | None, int]:
+    """The raw line at `seq` (None when over-long) and the last seq seen when not found."""
+    state = None
+    with contextlib.suppress(StateTooNew, StoreError):
+        state = load_state(hive, bee)
+    current = 0
+    for path in segment_paths(hive / "window", bee):
+        bounds = state.segments.get(path.name) if state else None
+        if bounds and bounds[1] < seq and path.parent.name == "archive":
+            current = bounds[1]  # an archive whose seqs all come before: skip its bytes
+            continue
+        for raw, _ in read_lines(path, 0, max_line_bytes):
+            if raw is not None and is_blank(raw):
+                continue
+            current += 1
+            if current == seq:
+                return raw, seq
+    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {current} lines")
+
+
+def phare(args: argparse.Namespace) -> int:
+    config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bee = require_bee(hive, args.bee)
+        raw, seq = _find_line(hive, bee, args.seq, config.max_line_bytes)
+        if raw is None:
+            raise UserError(f"#{seq} was rejected (line too long): it cannot be a lighthouse")
+        decoded = decode_line(seq, raw)
+        if isinstance(decoded, Rejection):
+            raise UserError(f"#{seq} was rejected ({decoded.reason.value}): "
+                            "it cannot be a lighthouse")
+        flagged = seq in read_flags(hive, bee)
+        if args.off and not flagged:
+            print(f"#{seq} of {bee} was not flagged; nothing to do")
+            return EXIT_OK
+        append_flag(hive, bee, FlagRecord(seq, line_hash(raw), on=not args.off,
+                                          at=format_instant(args.wall_now)))
+        verb = "no longer flagged" if args.off else "flagged as a lighthouse"
+        print(f"#{seq} of {bee} {verb}")
+        daemon = holder(hive)
+        if daemon is not None:
+            print(f"the daemon (pid {daemon}) applies it to handoff.md")
+            return EXIT_OK
+        with contextlib.suppress(HiveLocked):
+            lock = HiveLock(hive)
+            try:
+                effective = effective_settings(config, source, hive, bee)
+                commit(hive, bee, run_pass(hive, bee, config, effective, args.wall_now, None))
+            finally:
+                lock.release()
+    return EXIT_OK
+
+
+def config(args: argparse.Namespace) -> int:
+    global_config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bee = require_bee(hive, args.bee)
+        effective = bee_settings(global_config, source, hive, bee)
+    values = msgspec.to_builtins(effective.horizon)
+    values["mission"] = effective.mission
+    values["modele"] = effective.modele
+    if args.json:
+        document = {key: {"value": value, "source": effective.provenance[key]}
+                    for key, value in values.items()}
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    width = max(len(key) for key in values)
+    for key, value in values.items():
+        shown = json.dumps(value, ensure_ascii=False)
+        print(f"{key.ljust(width)} = {shown}    # {effective.provenance[key]}")
+    return EXIT_OK
+
+
+def check(args: argparse.Namespace) -> int:
+    problems: list[str] = []
+    path = config_path(args.config)
+    hives: list[str] = list(args.hives)
+    try:
+        if path is not None and not path.exists():
+            raise SettingsError(str(path), "(file)", "config file not found")
+        global_config = load_global(path)
+        hives = list(global_config.hives) + hives
+        print(f"ok: {path or 'built-in defaults'}")
+    except SettingsError as error:
+        problems.append(str(error))
+    for name in dict.fromkeys(hives):
+        hive = Path(name)
+        if not hive.is_dir():
+            problems.append(f"{name}: hive not found")
+            continue
+        files = [hive_file(hive)] if hive_file(hive).exists() else []
+        try:
+            load_hive_layer(hive)
+        except SettingsError as error:
+            problems.append(str(error))
+            files = []
+        bees, bee_problems = discover(hive)
+        problems += bee_problems
+        for bee in bees:
+            if not bee_file(hive, bee).exists():
+                continue
+            try:
+                load_bee_file(hive, bee)
+                files.append(bee_file(hive, bee))
+            except SettingsError as error:
+                problems.append(str(error))
+        for checked in files:
+            print(f"ok: {checked}")
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return EXIT_PROBLEM if problems else EXIT_OK
+
+
+def status(args: argparse.Namespace) -> int:
+    config, _ = load_config(args)
+    return status_command.run(args, config)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise UserError("the daemon is not part of this build yet")
+
+
+def demo(args: argparse.Namespace) -> int:
+    raise UserError("the demo is not part of this build yet")

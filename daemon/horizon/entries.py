@@ -1,0 +1,124 @@
+"""Journal entries: decoding one line into an Entry or a Rejection, never raising."""
+
+from __future__ import annotations
+
+import enum
+import math
+from datetime import UTC, datetime
+
+import msgspec
+
+LIGHTHOUSE_FROM_DEFAULT = "apicultrice"
+
+
+class RejectReason(enum.StrEnum):
+    INVALID_UTF8 = "invalid_utf8"
+    BAD_JSON = "bad_json"
+    NOT_OBJECT = "not_object"
+    MISSING_FIELD = "missing_field"
+    WRONG_TYPE = "wrong_type"
+    BAD_TS = "bad_ts"
+    TOO_LONG = "too_long"
+
+
+class _WireEntry(msgspec.Struct):
+    """The writer contract of SPEC section 2, as msgspec validates it."""
+
+    ts: str | int | float
+    type: str
+    question: str
+    answer: str
+    from_: str | msgspec.UnsetType = msgspec.field(name="from", default=msgspec.UNSET)
+    tool: str | msgspec.UnsetType = msgspec.UNSET
+    id: str | int | msgspec.UnsetType = msgspec.UNSET
+    phare: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+_decoder = msgspec.json.Decoder(_WireEntry)
+
+
+class Entry(msgspec.Struct, frozen=True):
+    """An accepted exchange, addressed by its seq."""
+
+    seq: int
+    instant: float  # epoch seconds, UTC
+    type: str
+    question: str
+    answer: str
+    sender: str | None = None
+    tool: str | None = None
+    writer_id: str | None = None
+    phare: bool = False
+
+
+class Rejection(msgspec.Struct, frozen=True):
+    """A line that holds bytes but is not a valid entry; it keeps its seq."""
+
+    seq: int
+    reason: RejectReason
+    detail: str
+
+
+def parse_ts(value: str | int | float) -> float | None:
+    """Epoch seconds for an RFC 3339 instant with offset or an epoch number, else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        seconds = float(value)
+        if seconds > 1e11:  # SPEC: such a number is milliseconds
+            seconds /= 1000.0
+        if not math.isfinite(seconds) or seconds < 0:
+            return None
+        return seconds
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None or "T" not in value.upper():
+        return None
+    return parsed.timestamp()
+
+
+def format_instant(instant: float) -> str:
+    """RFC 3339 in UTC, to the second: the form every view and log uses."""
+    return datetime.fromtimestamp(int(instant), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _classify(error: msgspec.MsgspecError) -> tuple[RejectReason, str]:
+    message = str(error)
+    if message.startswith("Invalid UTF-8"):
+        return RejectReason.INVALID_UTF8, "invalid UTF-8"
+    if isinstance(error, msgspec.DecodeError):
+        return RejectReason.BAD_JSON, message
+    if message.startswith("Object missing required field"):
+        return RejectReason.MISSING_FIELD, message
+    if message.startswith("Expected `object`") and " - at " not in message:
+        return RejectReason.NOT_OBJECT, message
+    return RejectReason.WRONG_TYPE, message
+
+
+def decode_line(seq: int, raw: bytes) -> Entry | Rejection:
+    """One complete journal line (no newline) into an Entry or a Rejection."""
+    try:
+        wire = _decoder.decode(raw)
+    except msgspec.MsgspecError as error:
+        reason, detail = _classify(error)
+        return Rejection(seq, reason, detail)
+    instant = parse_ts(wire.ts)
+    if instant is None:
+        return Rejection(seq, RejectReason.BAD_TS, "ts is not RFC 3339 with offset nor epoch")
+    return Entry(
+        seq=seq,
+        instant=instant,
+        type=wire.type,
+        question=wire.question,
+        answer=wire.answer,
+        sender=None if isinstance(wire.from_, msgspec.UnsetType) else wire.from_,
+        tool=None if isinstance(wire.tool, msgspec.UnsetType) else wire.tool,
+        writer_id=None if isinstance(wire.id, msgspec.UnsetType) else str(wire.id),
+        phare=wire.phare is True,
+    )
+
+
+def too_long(seq: int, size: int) -> Rejection:
+    return Rejection(seq, RejectReason.TOO_LONG, f"line longer than max_line_bytes ({size} bytes)")

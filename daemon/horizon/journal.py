@@ -1,0 +1,154 @@
+"""Reading a bee's journal: segments in order, complete lines only, from a checkpoint.
+
+Cost grows with the new bytes only: reading starts at the checkpoint's byte offset and
+never holds more than one chunk plus one line (bounded by max_line_bytes) in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+CHUNK = 1 << 20
+TAIL_BYTES = 64
+_ARCHIVE = re.compile(r"^(?P<bee>.+)-messages\.(?P<number>\d{6})\.jsonl$")
+
+
+class Checkpoint(msgspec.Struct, frozen=True):
+    """Where reading stopped: the end of the last complete line read, and its seq.
+
+    `dev`, `ino` and `tail` (a hash of the bytes just before `offset`) let a restart
+    tell that the file it resumes is the one it left.
+    """
+
+    segment: str = ""
+    offset: int = 0
+    seq: int = 0
+    dev: int = 0
+    ino: int = 0
+    tail: str = ""
+
+
+class JournalError(Exception):
+    """A journal file that cannot be read safely (not regular, a link, unreadable)."""
+
+
+def live_name(bee: str) -> str:
+    return f"{bee}-messages.jsonl"
+
+
+def archive_name(bee: str, number: int) -> str:
+    return f"{bee}-messages.{number:06d}.jsonl"
+
+
+def archive_numbers(window: Path, bee: str) -> list[int]:
+    archive = window / "archive"
+    try:
+        names = os.listdir(archive)
+    except FileNotFoundError:
+        return []
+    numbers = []
+    for name in names:
+        match = _ARCHIVE.match(name)
+        if match and match["bee"] == bee:
+            numbers.append(int(match["number"]))
+    return sorted(numbers)
+
+
+def segment_paths(window: Path, bee: str) -> list[Path]:
+    """Archives in order, then the live file (when present)."""
+    paths = [window / "archive" / archive_name(bee, n) for n in archive_numbers(window, bee)]
+    live = window / live_name(bee)
+    if live.exists() or live.is_symlink():
+        paths.append(live)
+    return paths
+
+
+def open_regular(path: Path) -> int:
+    """A read descriptor on `path`, refusing links and anything but a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as error:
+        raise JournalError(f"{path}: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise JournalError(f"{path}: not a regular file")
+    return fd
+
+
+def read_lines(path: Path, offset: int, max_line_bytes: int
+               ) -> Iterator[tuple[bytes | None, int]]:
+    """Complete lines from `offset`: (bytes without `\\n`, or None when too long; end offset).
+
+    A trailing line without `\\n` is left for a later read.
+    """
+    fd = open_regular(path)
+    try:
+        position = offset
+        pending = b""
+        skipping = False  # inside a line already known to be too long
+        while True:
+            chunk = os.pread(fd, CHUNK, position + len(pending)) if not skipping else os.pread(
+                fd, CHUNK, position)
+            if not chunk:
+                return
+            if skipping:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    position += len(chunk)
+                    continue
+                position += newline + 1
+                skipping = False
+                yield None, position
+                pending = b""
+                continue
+            buffer = pending + chunk
+            start = 0
+            while True:
+                newline = buffer.find(b"\n", start)
+                if newline < 0:
+                    break
+                line = buffer[start:newline]
+                end = position + newline + 1
+                if len(line) > max_line_bytes:
+                    yield None, end
+                else:
+                    yield line, end
+                start = newline + 1
+            position += start
+            pending = buffer[start:]
+            if len(pending) > max_line_bytes:
+                # Never hold a whole over-long line: skip to its end, then report it.
+                position += len(pending)
+                pending = b""
+                skipping = True
+    finally:
+        os.close(fd)
+
+
+def is_blank(line: bytes) -> bool:
+    return not line.strip()
+
+
+def tail_hash(path: Path, offset: int) -> str:
+    """A hash of the bytes just before `offset`: the fingerprint a checkpoint keeps."""
+    if offset == 0:
+        return ""
+    fd = open_regular(path)
+    try:
+        start = max(0, offset - TAIL_BYTES)
+        data = os.pread(fd, offset - start, start)
+    finally:
+        os.close(fd)
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def line_hash(line: bytes) -> str:
+    """The fingerprint of one journal line, as flag records keep it."""
+    return hashlib.blake2b(line, digest_size=16).hexdigest()

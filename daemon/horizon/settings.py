@@ -1,0 +1,217 @@
+"""The settings model: defaults, per-layer validation, key-by-key cascade with provenance.
+
+Pure: files are read in `settings_files`; here a layer is already a Python mapping.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+PROVIDERS = ("ollama", "openai")
+BUILTIN = "défaut intégré"
+CAP_MIN = 1000
+
+Budget = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+Floor = Literal["net", "condense", "recit"]
+_MODEL_PATTERN = re.compile(r"^(ollama|openai)/\S+$")
+
+
+class SettingsError(Exception):
+    """A refused settings value, naming the file, the key and the reason."""
+
+    def __init__(self, source: str, key: str, reason: str) -> None:
+        super().__init__(f"{source}: {key}: {reason}")
+        self.source = source
+        self.key = key
+        self.reason = reason
+
+
+class HorizonSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Effective `[horizon]` settings of one bee (SPEC section 7)."""
+
+    actif: bool = False
+    budget_net: int = 12000
+    budget_condense: int = 6000
+    budget_recit: int = 3000
+    age_net_heures: float = 24
+    resumeur: str = "abeille"
+    phares: tuple[str, ...] = ("apicultrice",)
+    plancher_phare: Floor = "condense"
+    ligne_max: int = 240
+    handoff_max: int = 4096
+    debounce_s: float = 2
+    max_wait_s: float = 10
+
+    @property
+    def cap(self) -> int:
+        """The hard cap of handoff.md in the current mode."""
+        if self.actif:
+            return self.budget_net + self.budget_condense + self.budget_recit
+        return self.handoff_max
+
+
+class _HorizonLayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One file's `[horizon]` table: every key optional, each checked on its own."""
+
+    actif: bool | msgspec.UnsetType = msgspec.UNSET
+    budget_net: Budget | msgspec.UnsetType = msgspec.UNSET
+    budget_condense: Budget | msgspec.UnsetType = msgspec.UNSET
+    budget_recit: Budget | msgspec.UnsetType = msgspec.UNSET
+    age_net_heures: Annotated[float, msgspec.Meta(gt=0, le=100_000)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    resumeur: str | msgspec.UnsetType = msgspec.UNSET
+    phares: list[Annotated[str, msgspec.Meta(min_length=1)]] | msgspec.UnsetType = msgspec.UNSET
+    plancher_phare: Floor | msgspec.UnsetType = msgspec.UNSET
+    ligne_max: Annotated[int, msgspec.Meta(ge=16, le=1_000_000)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    handoff_max: Annotated[int, msgspec.Meta(ge=CAP_MIN, le=3_000_000)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    debounce_s: Annotated[float, msgspec.Meta(ge=0.05, le=3600)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    max_wait_s: Annotated[float, msgspec.Meta(ge=0.05, le=86400)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+
+
+HORIZON_KEYS = tuple(_HorizonLayer.__struct_fields__)
+
+
+class ProviderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    url: str
+    timeout_s: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 30.0
+    api_key_env: str | None = None
+    allow_remote: bool = False
+    actif: bool = True
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class LogConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    dir: str = "logs"
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["json", "console", "auto"] = "auto"
+
+
+class GlobalConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """`config.json`: global-only keys plus the global `horizon` defaults layer."""
+
+    hives: tuple[str, ...] = ()
+    rotation_entries: Annotated[int, msgspec.Meta(ge=2, le=10_000_000)] = 500
+    rotate_wait_s: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 2
+    sweep_s: Annotated[float, msgspec.Meta(ge=0.1, le=86400)] = 60
+    watch: Literal["auto", "poll"] = "auto"
+    poll_s: Annotated[float, msgspec.Meta(ge=0.05, le=3600)] = 2
+    max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1 << 30)] = 4 * 1024 * 1024
+    providers: dict[Literal["ollama", "openai"], ProviderConfig] = msgspec.field(
+        default_factory=dict
+    )
+    log: LogConfig = msgspec.field(default_factory=LogConfig)
+    horizon: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+def _reason(error: msgspec.ValidationError) -> tuple[str, str]:
+    """(key path, reason) out of a msgspec validation message."""
+    message = str(error)
+    if " - at `$" in message:
+        reason, _, where = message.rpartition(" - at `$")
+        return where.rstrip("`").lstrip(".") or "(top)", reason
+    if message.startswith("Object contains unknown field"):
+        key = message.split("`")[1]
+        return key, "unknown key"
+    return "(top)", message
+
+
+def validate_layer(raw: Mapping[str, Any], source: str, prefix: str = "horizon") -> dict[str, Any]:
+    """The keys of one `[horizon]` layer, validated; raises SettingsError naming the key."""
+    try:
+        layer = msgspec.convert(dict(raw), _HorizonLayer)
+    except msgspec.ValidationError as error:
+        key, reason = _reason(error)
+        raise SettingsError(source, f"{prefix}.{key}", reason) from None
+    values = {
+        key: getattr(layer, key)
+        for key in HORIZON_KEYS
+        if not isinstance(getattr(layer, key), msgspec.UnsetType)
+    }
+    resumeur = values.get("resumeur")
+    if (resumeur is not None and resumeur not in ("abeille", "troncature")
+            and not _MODEL_PATTERN.match(resumeur)):
+        raise SettingsError(
+            source,
+            f"{prefix}.resumeur",
+            f"unknown summarizer {resumeur!r}: use \"abeille\", \"troncature\" or "
+            f"\"<provider>/<model>\" with provider in {', '.join(PROVIDERS)}",
+        )
+    return values
+
+
+def validate_model(value: object, source: str, key: str) -> str:
+    if not isinstance(value, str) or not _MODEL_PATTERN.match(value):
+        raise SettingsError(
+            source, key, f"expected \"<provider>/<model>\" with provider in {', '.join(PROVIDERS)}"
+        )
+    return value
+
+
+def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
+    try:
+        config = msgspec.convert(dict(raw), GlobalConfig)
+    except msgspec.ValidationError as error:
+        key, reason = _reason(error)
+        if key.startswith("providers") and "Invalid enum value" in reason:
+            reason = f"unknown provider ({reason}); known: {', '.join(PROVIDERS)}"
+        raise SettingsError(source, key, reason) from None
+    validate_layer(config.horizon, source)
+    return config
+
+
+class Layer(msgspec.Struct, frozen=True):
+    """Validated `[horizon]` values of one file, with the file's name for provenance."""
+
+    source: str
+    values: dict[str, Any]
+
+
+class Effective(msgspec.Struct, frozen=True):
+    """A bee's effective settings and, for every key, the file it came from."""
+
+    horizon: HorizonSettings
+    provenance: dict[str, str]
+    mission: str | None = None
+    modele: str | None = None
+
+
+def cascade(layers: list[Layer], source_of_bee: str, mission: str | None,
+            modele: str | None) -> Effective:
+    """Merge layers key by key, most specific last; check the keys that depend on each other."""
+    merged: dict[str, Any] = {}
+    provenance = dict.fromkeys(HORIZON_KEYS, BUILTIN)
+    for layer in layers:
+        for key, value in layer.values.items():
+            merged[key] = value
+            provenance[key] = layer.source
+    if "phares" in merged:
+        merged["phares"] = tuple(merged["phares"])
+    horizon = msgspec.convert(merged, HorizonSettings)
+    if horizon.actif and horizon.cap < CAP_MIN:
+        raise SettingsError(
+            provenance["budget_net"], "horizon.budget_net",
+            f"the cap budget_net + budget_condense + budget_recit = {horizon.cap} is under "
+            f"{CAP_MIN}",
+        )
+    if horizon.max_wait_s < horizon.debounce_s:
+        raise SettingsError(
+            provenance["max_wait_s"], "horizon.max_wait_s",
+            f"max_wait_s ({horizon.max_wait_s}) is shorter than debounce_s "
+            f"({horizon.debounce_s})",
+        )
+    provenance["mission"] = source_of_bee if mission is not None else BUILTIN
+    provenance["modele"] = source_of_bee if modele is not None else BUILTIN
+    return Effective(horizon, provenance, mission, modele)

@@ -1,0 +1,135 @@
+"""Derived files: atomic writes, state.json (zones + checkpoint), handoff.md."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+import msgspec
+
+from horizon.journal import Checkpoint
+from horizon.zones import Zones
+
+STATE_FORMAT = 1
+FILE_MODE = 0o640
+DIR_MODE = 0o750
+
+
+class StoreError(Exception):
+    """A derived file could not be written; the previous version is still in place."""
+
+
+class StateTooNew(Exception):
+    """A state.json written by a newer horizon: left untouched and reported."""
+
+
+class BeeState(msgspec.Struct, kw_only=True):
+    """One bee's derived state and the read checkpoint it describes, as one file."""
+
+    format: int = STATE_FORMAT
+    bee: str
+    checkpoint: Checkpoint = msgspec.field(default_factory=Checkpoint)
+    zones: Zones = msgspec.field(default_factory=Zones)
+    # A digest of every setting the zones depend on: another digest means recompute.
+    settings_key: str = ""
+    level: str = "troncature"
+    segments: dict[str, list[int]] = msgspec.field(default_factory=dict)
+    mismatched_flags: list[int] = msgspec.field(default_factory=list)
+
+
+_encoder = msgspec.json.Encoder()
+
+
+class _Format(msgspec.Struct):
+    format: int = 0
+
+
+def derived_dir(hive: Path, bee: str) -> Path:
+    return hive / "horizon" / bee
+
+
+def ensure_dir(path: Path) -> None:
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Temp file in the same folder, fsync, rename over `path`, fsync the folder.
+
+    On failure the temp file is removed, `path` keeps its previous content, and
+    StoreError says why.
+    """
+    temp = None
+    try:
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+        temp = None
+        fsync_dir(path.parent)
+    except OSError as error:
+        raise StoreError(f"{path}: {error.strerror or error}") from None
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def state_path(hive: Path, bee: str) -> Path:
+    return derived_dir(hive, bee) / "state.json"
+
+
+def handoff_path(hive: Path, bee: str) -> Path:
+    return derived_dir(hive, bee) / "handoff.md"
+
+
+def load_state(hive: Path, bee: str) -> BeeState | None:
+    """The saved state, or None when absent, unreadable or of an older format (rebuild)."""
+    path = state_path(hive, bee)
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise StoreError(f"{path}: {error.strerror or error}") from None
+    try:
+        version = msgspec.json.decode(data, type=_Format).format
+    except msgspec.MsgspecError:
+        return None
+    if version > STATE_FORMAT:
+        raise StateTooNew(f"{path}: format {version} is newer than this horizon's "
+                          f"({STATE_FORMAT}); left untouched")
+    if version < STATE_FORMAT:
+        return None
+    try:
+        state = msgspec.json.decode(data, type=BeeState)
+    except msgspec.MsgspecError:
+        return None
+    return state if state.bee == bee else None
+
+
+def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
+    """Write handoff.md, then state.json (the checkpoint only after what it describes)."""
+    directory = derived_dir(hive, bee)
+    try:
+        ensure_dir(directory)
+    except OSError as error:
+        raise StoreError(f"{directory}: {error.strerror or error}") from None
+    write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"))
+    write_atomic(state_path(hive, bee), _encoder.encode(state))

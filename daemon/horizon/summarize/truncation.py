@@ -1,0 +1,69 @@
+"""The deterministic summarizer: no model, always works (SPEC section 6, ADR 0003)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from horizon.blocks import Item
+from horizon.recit import DECISIONS, ERRORS, FILES, NEXT, WORK, Line, Recit
+from horizon.text import cut, flatten, named_paths
+
+LEVEL = "troncature"
+WORK_ITEMS = 3
+_FAILURE = re.compile(
+    r"\b(error|errors|erreur|erreurs|échec|échoué|failed|failure|fails|exception|traceback|"
+    r"fatal|panic|denied|refusé|introuvable|not found)\b",
+    re.IGNORECASE,
+)
+_CONVERSATION = "conversation"
+
+
+def _label(item: Item) -> str:
+    kind = item.tool or item.type
+    return f"#{item.seq} {flatten(kind)}"
+
+
+def _gist(item: Item) -> str:
+    return flatten(item.question) or flatten(item.answer)
+
+
+class Truncation:
+    """Answers flattened and cut to `ligne_max`; the récit filled by documented rules."""
+
+    def __init__(self, ligne_max: int) -> None:
+        self.ligne_max = ligne_max
+
+    @property
+    def level(self) -> str:
+        return LEVEL
+
+    def condense(self, exchange: Item) -> str:
+        return cut(flatten(exchange.answer), self.ligne_max)
+
+    def fold(self, recit: Recit, batch: Sequence[Item]) -> Recit:
+        sections = {name: list(lines) for name, lines in recit.sections.items()}
+        known_files = {line.text.split(" ", 1)[0] for line in sections.get(FILES, [])}
+        for item in batch:
+            for path in named_paths(f"{item.question}\n{item.answer}"):
+                if path not in known_files:
+                    known_files.add(path)
+                    sections.setdefault(FILES, []).append(Line(item.seq, f"{path} (#{item.seq})"))
+            if _FAILURE.search(item.answer):
+                text = cut(f"{_label(item)} : {flatten(item.answer)}", self.ligne_max)
+                sections.setdefault(ERRORS, []).append(Line(item.seq, text))
+            if item.type == _CONVERSATION and item.question:
+                text = f"#{item.seq} {flatten(item.question)} → {flatten(item.answer)}"
+                sections.setdefault(DECISIONS, []).append(Line(item.seq, cut(text, self.ligne_max)))
+        if batch:
+            recent = batch[-WORK_ITEMS:]
+            sections[WORK] = [
+                Line(item.seq, cut(f"{_label(item)} : {_gist(item)}", self.ligne_max))
+                for item in recent
+            ]
+            last = batch[-1].seq
+            sections[NEXT] = [
+                Line(last, f"reprendre après #{last} : voir le condensé et les échanges récents")
+            ]
+        return Recit({name: tuple(lines) for name, lines in sections.items() if lines},
+                     recit.paroles)

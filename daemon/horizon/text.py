@@ -1,0 +1,77 @@
+"""Text hygiene for everything that reaches a view: nothing in an entry can forge structure.
+
+Journal text and model output are untrusted. Every renderer goes through these few
+functions, so the rules of SPEC section 10 live in one place.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+ELLIPSIS = "…"
+METADATA_MAX = 64
+
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_METADATA_ESCAPED = frozenset("\\`*_#[]<>|")
+
+
+def _is_dropped(char: str) -> bool:
+    if char in _BIDI_CONTROLS:
+        return True
+    return char != "\t" and unicodedata.category(char) == "Cc"
+
+
+def clean(text: str) -> str:
+    """Unify line breaks to `\\n` and drop control and bidi characters (TAB kept)."""
+    # splitlines() knows every break Python recognises (\r\n, \r, \v, \f, \x1c-\x1e,
+    # \x85, \u2028, \u2029); a trailing break must survive as an empty last line.
+    lines = text.splitlines()
+    if text and text[-1] in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":
+        lines.append("")
+    joined = "\n".join(lines)
+    if joined.isascii() and joined.isprintable():
+        return joined
+    return "".join(char for char in joined if char == "\n" or not _is_dropped(char))
+
+
+def flatten(text: str) -> str:
+    """One line: breaks and runs of whitespace become single spaces."""
+    return " ".join(clean(text).split())
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` at most `limit` characters long, the ellipsis included when cut."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return ""
+    return text[: limit - 1] + ELLIPSIS
+
+
+def metadata(text: str) -> str:
+    """A header-safe rendering of runtime metadata (`from`, `type`, `tool`, `id`)."""
+    flat = cut(flatten(text), METADATA_MAX)
+    return "".join("\\" + char if char in _METADATA_ESCAPED else char for char in flat)
+
+
+def quoted_lines(text: str) -> list[str]:
+    """The content lines of a multi-line text, each behind the `> ` quote prefix."""
+    return ["> " + line if line else ">" for line in clean(text).split("\n")]
+
+
+_PATH_PATTERN = re.compile(
+    r"(?<![\w/.~-])((?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+|[\w@+-]+\.[A-Za-z][\w]{0,7})(?![\w/])"
+)
+
+
+def named_paths(text: str) -> list[str]:
+    """File paths named in a text, in order of first appearance, without duplicates."""
+    seen: dict[str, None] = {}
+    for match in _PATH_PATTERN.finditer(text):
+        path = match.group(1).rstrip(".")
+        if "/" in path or "." in path:
+            seen.setdefault(path, None)
+    return list(seen)

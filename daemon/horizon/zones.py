@@ -1,0 +1,205 @@
+"""Zone arithmetic: net → condensé → récit, one entry at a time (pure, no I/O).
+
+The state after a history is the left fold of `step` over its entries, so ingesting
+in chunks of any size gives exactly the state of a full rebuild at the same `now`
+(ADR 0002). `sweep` applies age eviction without a new entry.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from horizon.blocks import Item, condensed_block, net_block, net_overhead
+from horizon.entries import Entry, Rejection
+from horizon.recit import Quote, Recit, bound_recit
+from horizon.settings import HorizonSettings
+from horizon.summarize.base import Summarizer
+from horizon.text import flatten
+from horizon.turns import append_turns
+
+CONVERSATION = "conversation"
+
+
+class Zones(msgspec.Struct):
+    """Everything the view is made of, plus the bookkeeping of what was read."""
+
+    up_to: int = 0
+    at: float = 0.0
+    accepted: int = 0
+    rejected: int = 0
+    net: list[Item] = msgspec.field(default_factory=list)
+    condense: list[Item] = msgspec.field(default_factory=list)
+    recit: Recit = msgspec.field(default_factory=Recit)
+    first_lighthouse: str | None = None
+    turns: list[str] = msgspec.field(default_factory=list)
+    net_chars: int = 0
+    condense_chars: int = 0
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a step depends on besides the zones: all of it passed in, nothing read."""
+
+    bee: str
+    settings: HorizonSettings
+    summarizer: Summarizer
+    now: float
+    mission: str | None = None
+
+
+@dataclass
+class Changes:
+    """What a batch of steps did, for logs and for the model worker."""
+
+    evicted: list[int] = field(default_factory=list)
+    folded: list[int] = field(default_factory=list)
+    folds: int = 0
+
+
+def is_lighthouse(entry: Entry, settings: HorizonSettings) -> bool:
+    """A `conversation` from a listed asker (or none), or marked by the runtime or a flag."""
+    if entry.phare:
+        return True
+    return entry.type == CONVERSATION and (entry.sender is None or entry.sender in settings.phares)
+
+
+def apply(zones: Zones, records: Iterable[Entry | Rejection], ctx: Context) -> Changes:
+    """Ingest `records` (in seq order) into `zones`, in place."""
+    changes = Changes()
+    for record in records:
+        step(zones, record, ctx, changes)
+    return changes
+
+
+def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes) -> None:
+    zones.up_to = max(zones.up_to, record.seq)
+    if isinstance(record, Rejection):
+        zones.rejected += 1
+        return
+    zones.accepted += 1
+    zones.at = record.instant
+    lighthouse = is_lighthouse(record, ctx.settings)
+    if lighthouse and zones.first_lighthouse is None and record.question.strip():
+        zones.first_lighthouse = flatten(record.question)
+    if not ctx.settings.actif:
+        append_turns(zones.turns, record, ctx.bee, ctx.settings)
+        return
+    item = Item(
+        seq=record.seq, instant=record.instant, type=record.type, question=record.question,
+        answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
+    )
+    item.chars = len(net_block(item))
+    zones.net.append(item)
+    zones.net_chars += item.chars
+    _evict(zones, ctx, changes)
+
+
+def sweep(zones: Zones, ctx: Context) -> Changes:
+    """Age eviction at `ctx.now` without a new entry."""
+    changes = Changes()
+    if ctx.settings.actif and zones.net:
+        _evict(zones, ctx, changes)
+    return changes
+
+
+def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
+    settings = ctx.settings
+    protect = settings.plancher_phare == "net"
+    overhead = net_overhead(ctx.bee)
+    oldest_allowed = ctx.now - settings.age_net_heures * 3600.0
+    last = zones.net[-1]
+    leaving: list[Item] = []
+    kept: list[Item] = []
+    for item in zones.net[:-1]:
+        aged = item.instant < oldest_allowed
+        (leaving if aged and not (protect and item.lighthouse) else kept).append(item)
+    size = overhead + zones.net_chars - sum(item.chars for item in leaving)
+    # Over budget: the oldest unprotected exchanges leave first.
+    index = 0
+    while size > settings.budget_net and index < len(kept):
+        if not (protect and kept[index].lighthouse):
+            size -= kept[index].chars
+            leaving.append(kept.pop(index))
+        else:
+            index += 1
+    if protect:
+        # Lighthouses stay at their floor while they alone fit its budget.
+        lighthouse_size = overhead + sum(item.chars for item in kept if item.lighthouse)
+        if last.lighthouse:
+            lighthouse_size += last.chars
+        index = 0
+        while lighthouse_size > settings.budget_net and index < len(kept):
+            if kept[index].lighthouse:
+                lighthouse_size -= kept[index].chars
+                leaving.append(kept.pop(index))
+            else:
+                index += 1
+    if not leaving:
+        return
+    zones.net = [*kept, last]
+    zones.net_chars = sum(item.chars for item in zones.net)
+    for item in sorted(leaving, key=lambda item: item.seq):
+        _enter_condense(zones, item, ctx)
+        changes.evicted.append(item.seq)
+    _fold_if_over(zones, ctx, changes)
+
+
+def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
+    item.answer = ctx.summarizer.condense(item)
+    item.source = ctx.summarizer.level
+    item.chars = len(condensed_block(item))
+    position = bisect.bisect(zones.condense, item.seq, key=lambda held: held.seq)
+    zones.condense.insert(position, item)
+    zones.condense_chars += item.chars
+
+
+def _fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
+    settings = ctx.settings
+    protect = settings.plancher_phare == "condense"
+    budget = settings.budget_condense
+    batch: set[int] = set()
+    size = zones.condense_chars
+    if size > budget:
+        for item in zones.condense:
+            if size <= budget // 2:
+                break
+            if not (protect and item.lighthouse):
+                batch.add(item.seq)
+                size -= item.chars
+    if protect:
+        lighthouse_size = sum(
+            item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
+        )
+        for item in zones.condense:
+            if lighthouse_size <= budget:
+                break
+            if item.lighthouse and item.seq not in batch:
+                batch.add(item.seq)
+                lighthouse_size -= item.chars
+    if batch:
+        folding = [item for item in zones.condense if item.seq in batch]
+        zones.condense = [item for item in zones.condense if item.seq not in batch]
+        zones.condense_chars = sum(item.chars for item in zones.condense)
+        zones.recit = fold_batch(zones.recit, folding, ctx, zones.first_lighthouse)
+        changes.folded.extend(item.seq for item in folding)
+        changes.folds += 1
+
+
+def fold_batch(recit: Recit, batch: list[Item], ctx: Context, first_lighthouse: str | None
+               ) -> Recit:
+    """One summarizer call for the batch; the daemon adds the quotes and bounds the result."""
+    folded = ctx.summarizer.fold(recit, batch)
+    quotes = [Quote(item.seq, item.question) for item in batch
+              if item.lighthouse and item.question.strip()]
+    merged = Recit(folded.sections, recit.paroles + tuple(quotes))
+    bounded, _ = bound_recit(merged, mission_of(ctx, first_lighthouse), ctx.settings.budget_recit)
+    return bounded
+
+
+def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:
+    """The Mission text: the bee's `mission` when set, else its first lighthouse question."""
+    return ctx.mission if ctx.mission else first_lighthouse
