@@ -28,6 +28,7 @@ class Item(msgspec.Struct):
     chars: int = 0
     sender: str | None = None
     tool: str | None = None
+    writer_id: str | None = None
     source: str = ""
 
 
@@ -56,6 +57,8 @@ def heading(item: Item) -> str:
         parts.append("outil " + metadata(item.tool))
     if item.sender:
         parts.append("de " + metadata(item.sender))
+    if item.writer_id:
+        parts.append("id " + metadata(item.writer_id))
     if item.lighthouse:
         parts.append("phare")
     return " · ".join(parts)

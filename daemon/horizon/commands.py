@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from horizon.settings_files import (
     load_global,
     load_hive_layer,
 )
-from horizon.store import StateTooNew, StoreError, load_state
+from horizon.store import BeeState, StateTooNew, StoreError, load_state
 from horizon.zones import sweep
 
 
@@ -69,7 +70,8 @@ def render(args: argparse.Namespace) -> int:
         now = args.now if args.now is not None else args.wall_now
         if state is None or stale or args.fresh:
             # Nothing usable on disk (or --fresh): compute in memory, write nothing.
-            view = run_pass(hive, bee, config, effective, now, state, fresh_only=True).view
+            view = run_pass(hive, bee, config, effective, now, state, fresh_only=True,
+                            read_time=args.wall_now).view
         else:
             if args.now is not None:
                 sweep(state.zones, context(bee, effective, args.now))
@@ -94,7 +96,8 @@ def rebuild(args: argparse.Namespace) -> int:
             try:
                 with reported():
                     effective = effective_settings(config, source, hive, bee)
-                    outcome = run_pass(hive, bee, config, effective, now, None)
+                    outcome = run_pass(hive, bee, config, effective, now, None,
+                                       read_time=args.wall_now)
                     commit(hive, bee, outcome)
             except UserError as error:
                 print(f"horizon: {bee}: {error}", file=sys.stderr)
@@ -235,4 +238,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    raise UserError("the demo is not part of this build yet")
+    from horizon import demo as demo_hive
+
+    config, source = load_config(args)
+    hive = demo_hive.make_hive(Path(args.dir))
+    states: dict[str, BeeState | None] = {}
+
+    def bring_up_to_date(bee: str) -> None:
+        effective = bee_settings(config, source, hive, bee)
+        outcome = run_pass(hive, bee, config, effective, time.time(), states.get(bee))
+        commit(hive, bee, outcome)
+        states[bee] = outcome.state
+
+    with reported():
+        written = demo_hive.simulate(hive, config, args.seconds, bring_up_to_date)
+    print(f"demo stopped after {written} exchanges; the hive is in {hive}")
+    return EXIT_OK

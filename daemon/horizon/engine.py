@@ -55,9 +55,12 @@ def context(bee: str, effective: Effective, now: float) -> Context:
 
 
 def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, now: float,
-             state: BeeState | None, *, fresh_only: bool = False) -> Pass:
+             state: BeeState | None, *, fresh_only: bool = False,
+             read_time: float | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
+    `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
+    `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
     `fresh_only`: an in-memory look (render --fresh), recording no clamp.
     """
     window = hive / "window"
@@ -71,14 +74,14 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     ctx = context(bee, effective, now)
     outcome = Pass(state, View("", {}), Changes(), rebuilt=rebuilt)
     try:
-        _read_into(outcome, window, bee, config, now, clamps, flags, ctx)
+        _read_into(outcome, window, bee, config, read_time or now, clamps, flags, ctx)
     except JournalError as error:
         # The file the checkpoint names is gone: start over from the files as they are.
         outcome.replaced_reason = str(error)
         outcome.state = BeeState(bee=bee, settings_key=key)
         outcome.changes = Changes()
         outcome.rebuilt = True
-        _read_into(outcome, window, bee, config, now, clamps, flags, ctx)
+        _read_into(outcome, window, bee, config, read_time or now, clamps, flags, ctx)
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
     outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission)
     if fresh_only:
@@ -86,10 +89,10 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     return outcome
 
 
-def _read_into(outcome: Pass, window: Path, bee: str, config: GlobalConfig, now: float,
+def _read_into(outcome: Pass, window: Path, bee: str, config: GlobalConfig, read_time: float,
                clamps: dict[int, float], flags: dict[int, str], ctx: Context) -> None:
     state = outcome.state
-    reader = JournalReader(window, bee, state.checkpoint, config.max_line_bytes, now,
+    reader = JournalReader(window, bee, state.checkpoint, config.max_line_bytes, read_time,
                            clamps, flags)
     zones: Zones = state.zones
     for record in reader:

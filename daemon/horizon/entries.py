@@ -88,7 +88,7 @@ def _classify(error: msgspec.MsgspecError) -> tuple[RejectReason, str]:
     message = str(error)
     if message.startswith("Invalid UTF-8"):
         return RejectReason.INVALID_UTF8, "invalid UTF-8"
-    if isinstance(error, msgspec.DecodeError):
+    if not isinstance(error, msgspec.ValidationError):
         return RejectReason.BAD_JSON, message
     if message.startswith("Object missing required field"):
         return RejectReason.MISSING_FIELD, message

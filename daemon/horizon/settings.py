@@ -119,6 +119,9 @@ class GlobalConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
 def _reason(error: msgspec.ValidationError) -> tuple[str, str]:
     """(key path, reason) out of a msgspec validation message."""
     message = str(error)
+    if " - at `key` in `$" in message:  # a bad key of a mapping, e.g. an unknown provider
+        reason, _, where = message.rpartition(" - at `key` in `$")
+        return where.rstrip("`").lstrip(".") or "(top)", reason
     if " - at `$" in message:
         reason, _, where = message.rpartition(" - at `$")
         return where.rstrip("`").lstrip(".") or "(top)", reason

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from horizon.blocks import net_overhead
+from horizon.cli import UserError
 from horizon.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive import discover
 from horizon.journal import segment_paths
@@ -114,6 +115,8 @@ def run(args: argparse.Namespace, config: GlobalConfig) -> int:
     path = config_path(args.config)
     source = str(path) if path else "défaut intégré"
     hives = [args.hive] if args.hive else list(config.hives)
+    if args.hive and not Path(args.hive).is_dir():
+        raise UserError(f"hive not found: {args.hive} is not a folder")
     now = time.time()
     reports = [hive_report(Path(hive), config, source, now) for hive in hives]
     if args.json:

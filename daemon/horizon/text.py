@@ -7,21 +7,16 @@ functions, so the rules of SPEC section 10 live in one place.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 ELLIPSIS = "…"
 METADATA_MAX = 64
 
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
+_BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+# Unicode category Cc is exactly U+0000-U+001F and U+007F-U+009F; TAB stays, and \n is
+# the one line break left once lines are unified.
+_CONTROLS = [chr(code) for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\t\n"]
+_DROP = str.maketrans(dict.fromkeys(_CONTROLS + list(_BIDI_CONTROLS)))
 _METADATA_ESCAPED = frozenset("\\`*_#[]<>|")
-
-
-def _is_dropped(char: str) -> bool:
-    if char in _BIDI_CONTROLS:
-        return True
-    return char != "\t" and unicodedata.category(char) == "Cc"
 
 
 def clean(text: str) -> str:
@@ -31,10 +26,7 @@ def clean(text: str) -> str:
     lines = text.splitlines()
     if text and text[-1] in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":
         lines.append("")
-    joined = "\n".join(lines)
-    if joined.isascii() and joined.isprintable():
-        return joined
-    return "".join(char for char in joined if char == "\n" or not _is_dropped(char))
+    return "\n".join(lines).translate(_DROP)
 
 
 def flatten(text: str) -> str:

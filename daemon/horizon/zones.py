@@ -91,6 +91,7 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
     item = Item(
         seq=record.seq, instant=record.instant, type=record.type, question=record.question,
         answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
+        writer_id=record.writer_id,
     )
     item.chars = len(net_block(item))
     zones.net.append(item)
@@ -127,10 +128,10 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
         else:
             index += 1
     if protect:
-        # Lighthouses stay at their floor while they alone fit its budget.
-        lighthouse_size = overhead + sum(item.chars for item in kept if item.lighthouse)
-        if last.lighthouse:
-            lighthouse_size += last.chars
+        # Lighthouses stay at their floor while they alone fit its budget, beside the
+        # last exchange that net always keeps (so a full net still fits the cap).
+        lighthouse_size = overhead + last.chars + sum(
+            item.chars for item in kept if item.lighthouse)
         index = 0
         while lighthouse_size > settings.budget_net and index < len(kept):
             if kept[index].lighthouse:
