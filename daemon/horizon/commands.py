@@ -70,7 +70,7 @@ def render(args: argparse.Namespace) -> int:
         now = args.now if args.now is not None else args.wall_now
         if state is None or stale or args.fresh:
             # Nothing usable on disk (or --fresh): compute in memory, write nothing.
-            view = run_pass(hive, bee, config, effective, now, state, fresh_only=True,
+            view = run_pass(hive, bee, config, effective, now, state,
                             read_time=args.wall_now).view
         else:
             if args.now is not None:
@@ -234,7 +234,12 @@ def status(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UserError("the daemon is not part of this build yet")
+    from horizon import daemon
+
+    path = config_path(args.config)
+    if path is not None and not path.exists():
+        raise UserError(f"{path}: config file not found")
+    return daemon.run(path, args.log_stdout)
 
 
 def demo(args: argparse.Namespace) -> int:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from horizon.entries import Rejection
+from horizon.entries import Entry, Rejection
 from horizon.flags import read_flags
-from horizon.ingest import JournalReader
+from horizon.ingest import JournalReader, Notes
 from horizon.journal import JournalError
-from horizon.manifest import Clamp, append_records, read_manifest
+from horizon.manifest import Manifest, append_records, read_manifest
 from horizon.render import View, render
 from horizon.settings import Effective, GlobalConfig
 from horizon.store import BeeState, save
@@ -32,12 +33,13 @@ class Pass:
     state: BeeState
     view: View
     changes: Changes
+    manifest: Manifest
+    notes: Notes = field(default_factory=Notes)
     read: int = 0
     rebuilt: bool = False
     rejections: Counter[str] = field(default_factory=Counter)
     first_rejected: list[int] = field(default_factory=list)
-    clamps: list[Clamp] = field(default_factory=list)
-    replaced_reason: str | None = None
+    missing_segment: str | None = None
 
 
 def settings_key(effective: Effective, flags: dict[int, str]) -> str:
@@ -55,60 +57,82 @@ def context(bee: str, effective: Effective, now: float) -> Context:
 
 
 def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, now: float,
-             state: BeeState | None, *, fresh_only: bool = False,
-             read_time: float | None = None) -> Pass:
+             state: BeeState | None, *, read_time: float | None = None,
+             manifest: Manifest | None = None, late_segments: set[str] | None = None,
+             on_record: Callable[[Entry | Rejection], None] | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
     `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
-    `fresh_only`: an in-memory look (render --fresh), recording no clamp.
+    The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
     """
     window = hive / "window"
     flags = read_flags(hive, bee)
     key = settings_key(effective, flags)
+    if manifest is None:
+        manifest = read_manifest(window, bee)
     rebuilt = state is None or state.settings_key != key
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
-    clamps = {record.seq: record.instant for record in read_manifest(window, bee)
-              if isinstance(record, Clamp)}
+        late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
     ctx = context(bee, effective, now)
-    outcome = Pass(state, View("", {}), Changes(), rebuilt=rebuilt)
+    outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
+    reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
+                       late_segments, on_record)
     try:
-        _read_into(outcome, window, bee, config, read_time or now, clamps, flags, ctx)
+        reading.run()
     except JournalError as error:
         # The file the checkpoint names is gone: start over from the files as they are.
-        outcome.replaced_reason = str(error)
+        outcome.missing_segment = str(error)
         outcome.state = BeeState(bee=bee, settings_key=key)
         outcome.changes = Changes()
         outcome.rebuilt = True
-        _read_into(outcome, window, bee, config, read_time or now, clamps, flags, ctx)
+        outcome.read = 0
+        reading.late_segments = set(manifest.rotated)
+        reading.run()
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
     outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission)
-    if fresh_only:
-        outcome.clamps = []
     return outcome
 
 
-def _read_into(outcome: Pass, window: Path, bee: str, config: GlobalConfig, read_time: float,
-               clamps: dict[int, float], flags: dict[int, str], ctx: Context) -> None:
-    state = outcome.state
-    reader = JournalReader(window, bee, state.checkpoint, config.max_line_bytes, read_time,
-                           clamps, flags)
-    zones: Zones = state.zones
-    for record in reader:
-        step(zones, record, ctx, outcome.changes)
-        outcome.read += 1
-        _note_segment(state, reader.current_segment, record.seq)
-        if isinstance(record, Rejection):
-            outcome.rejections[record.reason.value] += 1
-            if len(outcome.first_rejected) < REJECTION_EXAMPLES:
-                outcome.first_rejected.append(record.seq)
-    state.checkpoint = reader.checkpoint
-    state.level = ctx.summarizer.level
-    state.mismatched_flags = sorted(
-        (set(state.mismatched_flags) | reader.mismatched_flags) - reader.matched_flags
-    )
-    outcome.clamps = reader.new_clamps
+@dataclass
+class _Reading:
+    outcome: Pass
+    window: Path
+    bee: str
+    config: GlobalConfig
+    read_time: float
+    flags: dict[int, str]
+    ctx: Context
+    late_segments: set[str] | None
+    on_record: Callable[[Entry | Rejection], None] | None
+
+    def run(self) -> None:
+        outcome = self.outcome
+        state = outcome.state
+        reader = JournalReader(self.window, self.bee, state.checkpoint,
+                               self.config.max_line_bytes, self.read_time, outcome.manifest,
+                               self.flags, self.late_segments)
+        zones: Zones = state.zones
+        for record in reader:
+            step(zones, record, self.ctx, outcome.changes)
+            outcome.read += 1
+            _note_segment(state, reader.current_segment, record.seq)
+            if self.on_record is not None:
+                self.on_record(record)
+            if isinstance(record, Rejection):
+                outcome.rejections[record.reason.value] += 1
+                if len(outcome.first_rejected) < REJECTION_EXAMPLES:
+                    outcome.first_rejected.append(record.seq)
+        state.checkpoint = reader.checkpoint
+        state.level = self.ctx.summarizer.level
+        notes = reader.notes
+        state.mismatched_flags = sorted(
+            (set(state.mismatched_flags) | notes.mismatched_flags) - notes.matched_flags
+        )
+        outcome.notes.records += notes.records
+        outcome.notes.late_lines.update(notes.late_lines)
+        outcome.notes.replaced = outcome.notes.replaced or notes.replaced
 
 
 def _note_segment(state: BeeState, segment: str, seq: int) -> None:
@@ -116,10 +140,11 @@ def _note_segment(state: BeeState, segment: str, seq: int) -> None:
     if bounds is None:
         state.segments[segment] = [seq, seq]
     else:
-        bounds[1] = seq
+        bounds[0] = min(bounds[0], seq)
+        bounds[1] = max(bounds[1], seq)
 
 
 def commit(hive: Path, bee: str, outcome: Pass) -> None:
     """Durable in order: manifest records, then handoff.md, then the state and checkpoint."""
-    append_records(hive / "window", bee, list(outcome.clamps))
+    append_records(hive / "window", bee, outcome.notes.records)
     save(hive, bee, outcome.state, outcome.view.text)

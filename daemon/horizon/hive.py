@@ -93,3 +93,12 @@ def require_bee(hive: Path, bee: str) -> str:
 def has_history(hive: Path, bee: str) -> bool:
     window = hive / "window"
     return (window / f"{bee}-messages.jsonl").exists() or bool(archive_numbers(window, bee))
+
+
+def file_signature(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) without following links: what the stat fallback compares."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)

@@ -1,9 +1,17 @@
-"""From journal bytes to records: seq numbering, decoding, clamping, flag checks."""
+"""From journal bytes to records: seq numbering, decoding, clamping, flag checks.
+
+One reader serves the daemon and the rebuild, so both give every line the same seq:
+the main flow reads segments in order (archives up to where they were rotated, then
+the live file); ranges the manifest records as read out of order are emitted at their
+recorded seqs; lines found late in a rotated segment get seqs after the current end
+and become new `late` records (ADR 0002).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -14,85 +22,200 @@ from horizon.journal import (
     JournalError,
     is_blank,
     line_hash,
+    live_name,
     read_lines,
     segment_paths,
     tail_hash,
 )
-from horizon.manifest import Clamp
+from horizon.manifest import Clamp, Jump, Late, Manifest, Record
 
 CLOCK_SKEW_S = 300.0
+
+
+@dataclass
+class Notes:
+    """What the reader noticed, for the caller to record and log."""
+
+    records: list[Record] = field(default_factory=list)
+    replaced: str | None = None
+    late_lines: dict[str, int] = field(default_factory=dict)
+    matched_flags: set[int] = field(default_factory=set)
+    mismatched_flags: set[int] = field(default_factory=set)
 
 
 class JournalReader:
     """Iterates the records written after `checkpoint`; `.checkpoint` follows the reading.
 
-    `clamps` are the instants the manifest already fixed; new ones are collected in
-    `.new_clamps` for the caller to record before the state that depends on them.
+    `late_segments` names the rotated segments to look at for late lines (None: every
+    rotated segment not sealed yet).
     """
 
     def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
-                 read_time: float, clamps: dict[int, float], flags: dict[int, str]) -> None:
+                 read_time: float, manifest: Manifest, flags: dict[int, str],
+                 late_segments: set[str] | None = None) -> None:
         self.window = window
         self.bee = bee
         self.checkpoint = checkpoint
         self.max_line_bytes = max_line_bytes
         self.read_time = read_time
-        self.clamps = clamps
+        self.manifest = manifest
         self.flags = flags
-        self.new_clamps: list[Clamp] = []
-        self.matched_flags: set[int] = set()
-        self.mismatched_flags: set[int] = set()
+        self.late_segments = late_segments
+        self.notes = Notes()
         self.current_segment = checkpoint.segment
+        self._seq = checkpoint.seq
+        self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
+                                key=lambda late: late.first_seq)
 
-    def _segments(self) -> list[tuple[Path, int]]:
+    # -- the main flow ------------------------------------------------------------------
+
+    def _start(self) -> list[tuple[Path, int, int]]:
+        """(path, start offset, lines already read there) of each main-flow segment."""
         paths = segment_paths(self.window, self.bee)
-        if not self.checkpoint.segment:
-            return [(path, 0) for path in paths]
+        checkpoint = self.checkpoint
+        if not checkpoint.segment:
+            return [(path, 0, 0) for path in paths]
         names = [path.name for path in paths]
-        if self.checkpoint.segment not in names:
-            raise JournalError(
-                f"{self.window / self.checkpoint.segment}: the segment of the checkpoint is gone"
-            )
-        index = names.index(self.checkpoint.segment)
-        return [(paths[index], self.checkpoint.offset)] + [(p, 0) for p in paths[index + 1:]]
+        name = self._resolve(checkpoint, paths)
+        if name not in names:
+            raise JournalError(f"{self.window / checkpoint.segment}: the segment of the "
+                               "checkpoint is gone")
+        index = names.index(name)
+        first = (paths[index], checkpoint.offset, checkpoint.lines)
+        if self.notes.replaced is not None:
+            first = (paths[index], 0, 0)
+        return [first] + [(path, 0, 0) for path in paths[index + 1:]]
+
+    def _resolve(self, checkpoint: Checkpoint, paths: list[Path]) -> str:
+        """The name the checkpoint's file has now; notes a journal replaced or truncated."""
+        by_name = {path.name: path for path in paths}
+        path = by_name.get(checkpoint.segment)
+        info = os.stat(path, follow_symlinks=False) if path is not None else None
+        if info is not None and info.st_ino == checkpoint.ino:
+            if info.st_size < checkpoint.offset:
+                self._replaced(checkpoint.segment, info.st_ino, "truncated")
+            elif path is not None and tail_hash(path, checkpoint.offset) != checkpoint.tail:
+                self._replaced(checkpoint.segment, info.st_ino, "rewritten")
+            return checkpoint.segment
+        for rotated in self.manifest.rotated.values():
+            if rotated.ino == checkpoint.ino and rotated.segment in by_name:
+                return rotated.segment  # rotated after the checkpoint was saved
+        if checkpoint.segment == live_name(self.bee):
+            live = by_name.get(checkpoint.segment)
+            if live is not None:
+                self._replaced(checkpoint.segment, os.stat(live).st_ino, "replaced")
+            return checkpoint.segment
+        return checkpoint.segment
+
+    def _replaced(self, segment: str, ino: int, how: str) -> None:
+        self.notes.replaced = f"{segment} {how}"
+        jump = Jump(segment, ino, self._seq)
+        self.notes.records.append(jump)
+        self.manifest.add(jump)
+
+    def _main_end(self, path: Path) -> int | None:
+        rotated = self.manifest.rotated.get(path.name)
+        return rotated.offset if rotated is not None else None
+
+    def _jump_at_start(self, path: Path) -> None:
+        rotated = self.manifest.rotated.get(path.name)
+        try:
+            ino = rotated.ino if rotated else os.stat(path, follow_symlinks=False).st_ino
+        except FileNotFoundError:
+            return
+        for jump in self.manifest.jumps:
+            if jump.ino == ino and (jump.segment == path.name or rotated is not None):
+                self._seq = max(self._seq, jump.seq)
 
     def __iter__(self) -> Iterator[Entry | Rejection]:
-        seq = self.checkpoint.seq
-        for path, start in self._segments():
+        for path, start, already in self._start():
+            lines = already
+            if start == 0:
+                self._jump_at_start(path)
             end = start
             self.current_segment = path.name
+            limit = self._main_end(path)
+            for raw, line_end in read_lines(path, start, self.max_line_bytes, limit):
+                end = line_end
+                if raw is not None and is_blank(raw):
+                    continue
+                yield from self._emit_reserved()
+                lines += 1
+                yield self._record(raw)
+            if end != start or path.name != self.checkpoint.segment or start == 0:
+                self._move_checkpoint(path, end, lines)
+        yield from self._emit_reserved()
+        yield from self._read_late()
+        self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
+
+    def _move_checkpoint(self, path: Path, end: int, lines: int) -> None:
+        info = os.stat(path, follow_symlinks=False)
+        self.checkpoint = Checkpoint(path.name, end, self._seq, info.st_dev, info.st_ino,
+                                     tail_hash(path, end), lines)
+
+    # -- ranges read out of order -----------------------------------------------------
+
+    def _emit_reserved(self) -> Iterator[Entry | Rejection]:
+        while self._reserved and self._reserved[0].first_seq == self._seq + 1:
+            late = self._reserved.pop(0)
+            path = self.window / "archive" / late.segment
+            self.current_segment = late.segment
+            for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end):
+                if raw is None or not is_blank(raw):
+                    yield self._record(raw)
+
+    def _read_late(self) -> Iterator[Entry | Rejection]:
+        """Lines that reached a rotated segment after it was moved: seqs after the end."""
+        names = self.late_segments
+        if names is None:
+            names = {name for name in self.manifest.rotated if name not in self.manifest.sealed}
+        for name in sorted(names):
+            if name not in self.manifest.rotated:
+                continue
+            path = self.window / "archive" / name
+            start = self.manifest.late_end(name)
+            try:
+                if os.stat(path, follow_symlinks=False).st_size <= start:
+                    continue
+            except FileNotFoundError:
+                continue
+            first = self._seq + 1
+            end = start
+            self.current_segment = name
             for raw, line_end in read_lines(path, start, self.max_line_bytes):
                 end = line_end
-                if raw is None:
-                    seq += 1
-                    yield too_long(seq, self.max_line_bytes)
-                    continue
-                if is_blank(raw):
-                    continue
-                seq += 1
-                flagged = False
-                if seq in self.flags:
-                    flagged = self.flags[seq] == line_hash(raw)
-                    (self.matched_flags if flagged else self.mismatched_flags).add(seq)
-                yield self._adjusted(decode_line(seq, raw), flagged)
-            if end != start or path.name != self.checkpoint.segment:
-                info = os.stat(path, follow_symlinks=False)
-                self.checkpoint = Checkpoint(path.name, end, seq, info.st_dev, info.st_ino,
-                                             tail_hash(path, end))
-            elif seq != self.checkpoint.seq:
-                self.checkpoint = Checkpoint(self.checkpoint.segment, end, seq,
-                                             self.checkpoint.dev, self.checkpoint.ino,
-                                             self.checkpoint.tail)
+                if raw is None or not is_blank(raw):
+                    yield self._record(raw)
+            if end > start:
+                late = Late(name, start, end, first, self._seq)
+                self.notes.records.append(late)
+                self.manifest.add(late)
+                if self._seq >= first:
+                    self.notes.late_lines[name] = self._seq - first + 1
+
+    # -- one line -----------------------------------------------------------------------
+
+    def _record(self, raw: bytes | None) -> Entry | Rejection:
+        self._seq += 1
+        seq = self._seq
+        if raw is None:
+            return too_long(seq, self.max_line_bytes)
+        flagged = False
+        if seq in self.flags:
+            flagged = self.flags[seq] == line_hash(raw)
+            (self.notes.matched_flags if flagged else self.notes.mismatched_flags).add(seq)
+        return self._adjusted(decode_line(seq, raw), flagged)
 
     def _adjusted(self, record: Entry | Rejection, flagged: bool) -> Entry | Rejection:
         """The entry with its clamped instant and its operator flag applied."""
         if isinstance(record, Rejection):
             return record
-        fixed = self.clamps.get(record.seq)
+        fixed = self.manifest.clamps.get(record.seq)
         if fixed is None and record.instant > self.read_time + CLOCK_SKEW_S:
             fixed = self.read_time
-            self.new_clamps.append(Clamp(record.seq, fixed))
-            self.clamps[record.seq] = fixed
+            clamp = Clamp(record.seq, fixed)
+            self.notes.records.append(clamp)
+            self.manifest.add(clamp)
         if fixed is None and not flagged:
             return record
         return msgspec.structs.replace(

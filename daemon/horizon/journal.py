@@ -33,6 +33,7 @@ class Checkpoint(msgspec.Struct, frozen=True):
     dev: int = 0
     ino: int = 0
     tail: str = ""
+    lines: int = 0  # lines read in this segment: what rotation counts
 
 
 class JournalError(Exception):
@@ -82,11 +83,12 @@ def open_regular(path: Path) -> int:
     return fd
 
 
-def read_lines(path: Path, offset: int, max_line_bytes: int
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None
                ) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset`: (bytes without `\\n`, or None when too long; end offset).
 
-    A trailing line without `\\n` is left for a later read.
+    A trailing line without `\\n` is left for a later read; nothing at or past `limit`
+    (a line boundary) is read.
     """
     fd = open_regular(path)
     try:
@@ -94,8 +96,9 @@ def read_lines(path: Path, offset: int, max_line_bytes: int
         pending = b""
         skipping = False  # inside a line already known to be too long
         while True:
-            chunk = os.pread(fd, CHUNK, position + len(pending)) if not skipping else os.pread(
-                fd, CHUNK, position)
+            at = position if skipping else position + len(pending)
+            size = CHUNK if limit is None else min(CHUNK, limit - at)
+            chunk = os.pread(fd, size, at) if size > 0 else b""
             if not chunk:
                 return
             if skipping:

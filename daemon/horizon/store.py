@@ -133,3 +133,8 @@ def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
         raise StoreError(f"{directory}: {error.strerror or error}") from None
     write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"))
     write_atomic(state_path(hive, bee), _encoder.encode(state))
+
+
+def save_state(hive: Path, bee: str, state: BeeState) -> None:
+    """Only state.json: the view it describes is already on disk."""
+    write_atomic(state_path(hive, bee), _encoder.encode(state))

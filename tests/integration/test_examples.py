@@ -17,7 +17,7 @@ from horizon.engine import Pass, commit, run_pass
 from horizon.entries import Entry, Rejection, RejectReason
 from horizon.ingest import JournalReader
 from horizon.journal import Checkpoint
-from horizon.manifest import Clamp
+from horizon.manifest import Clamp, Manifest
 from horizon.render import render
 from horizon.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
 from horizon.settings_files import effective_settings, load_global
@@ -82,7 +82,7 @@ def read_all(hive: Path, *, checkpoint: Checkpoint | None = None,
              max_line_bytes: int = 4 * 1024 * 1024) -> tuple[list[Entry | Rejection],
                                                              JournalReader]:
     reader = JournalReader(hive / "window", BEE, checkpoint or Checkpoint(), max_line_bytes,
-                           NOW, {}, {})
+                           NOW, Manifest(), {})
     return list(reader), reader
 
 
@@ -299,8 +299,12 @@ def test_reading_resumes_from_the_checkpoint_and_reads_only_new_bytes(tmp_path: 
 def test_a_reader_given_a_checkpoint_starts_at_its_offset_and_seq(tmp_path: Path) -> None:
     hive = make_hive(tmp_path, [entry("one"), entry("two")])
     offset = journal(hive).stat().st_size
+    _, first = read_all(hive)
+    checkpoint = first.checkpoint
+    assert (checkpoint.segment, checkpoint.offset, checkpoint.seq) == (
+        f"{BEE}-messages.jsonl", offset, 2)
+    assert checkpoint.ino == journal(hive).stat().st_ino
     append(hive, entry("three") + b"\n" + b"[1]\n")
-    checkpoint = Checkpoint(segment=f"{BEE}-messages.jsonl", offset=offset, seq=2)
 
     records, reader = read_all(hive, checkpoint=checkpoint)
     assert [record.seq for record in records] == [3, 4]
@@ -662,7 +666,7 @@ def test_a_ts_in_the_future_is_clamped_and_recorded_for_rebuilds(tmp_path: Path)
     hive = make_hive(tmp_path, [entry("now", ts=iso(NOW - 60)),
                                 entry("future", ts=iso(NOW + HOUR))], bee_toml=HORIZON_ON)
     first = one_pass(hive, now=NOW)
-    assert first.clamps == [Clamp(2, NOW)]
+    assert first.notes.records == [Clamp(2, NOW)]
     assert first.state.zones.net[-1].instant == NOW
     assert f"at={iso(NOW)} -->" in first.view.text.split("\n")[0]
     assert f"### #2 · {iso(NOW)} · task" in first.view.text
@@ -673,7 +677,7 @@ def test_a_ts_in_the_future_is_clamped_and_recorded_for_rebuilds(tmp_path: Path)
     assert handoff(hive) == first.view.text
 
     rebuilt = one_pass(hive, now=NOW + 2 * HOUR)
-    assert rebuilt.clamps == []
+    assert rebuilt.notes.records == []
     assert rebuilt.state.zones.net[-1].instant == NOW
     assert rebuilt.view.text == first.view.text
     commit(hive, BEE, rebuilt)
@@ -683,17 +687,18 @@ def test_a_ts_in_the_future_is_clamped_and_recorded_for_rebuilds(tmp_path: Path)
 def test_a_ts_less_than_five_minutes_ahead_is_kept(tmp_path: Path) -> None:
     hive = make_hive(tmp_path, [entry("soon", ts=iso(NOW + 120))], bee_toml=HORIZON_ON)
     outcome = one_pass(hive, now=NOW)
-    assert outcome.clamps == []
+    assert outcome.notes.records == []
     assert outcome.state.zones.net[-1].instant == NOW + 120
 
 
-def test_an_in_memory_look_records_no_clamp(tmp_path: Path) -> None:
+def test_a_pass_without_commit_writes_nothing(tmp_path: Path) -> None:
     hive = make_hive(tmp_path, [entry("future", ts=iso(NOW + HOUR))], bee_toml=HORIZON_ON)
     config = GlobalConfig()
     effective = effective_settings(config, "défaut intégré", hive, BEE)
-    look = run_pass(hive, BEE, config, effective, NOW, None, fresh_only=True)
-    assert look.clamps == []
+    look = run_pass(hive, BEE, config, effective, NOW, None)
+    assert look.notes.records == [Clamp(1, NOW)]
     assert not (hive / "window" / "archive").exists()
+    assert not (hive / "horizon").exists()
 
 
 # --- render -------------------------------------------------------------------------------
@@ -724,6 +729,6 @@ def test_rebuilding_at_an_earlier_now_records_no_clock_skew(tmp_path: Path) -> N
     effective = Effective(HorizonSettings(actif=True), {}, None, None)
     outcome = run_pass(hive, "mia", GlobalConfig(), effective, wall - 7200, None, read_time=wall)
     commit(hive, "mia", outcome)
-    assert outcome.clamps == []
+    assert outcome.notes.records == []
     assert not (hive / "window" / "archive" / "mia-segments.jsonl").exists()
     assert outcome.state.zones.at == wall - 60

@@ -1,0 +1,100 @@
+"""structlog configuration: JSON lines to `<log dir>/horizon.jsonl` (reopened when rotated),
+JSON to stdout under systemd or with `--log-stdout`, readable lines on a terminal.
+
+Journal text and keys never reach a log: callers pass counts, seqs, reasons and paths.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+LOG_FILE = "horizon.jsonl"
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+           "error": logging.ERROR}
+_handlers: list[logging.Handler] = []
+
+
+def under_systemd() -> bool:
+    return "INVOCATION_ID" in os.environ or "JOURNAL_STREAM" in os.environ
+
+
+def _pre_chain() -> list[Any]:
+    return [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
+    ]
+
+
+def _formatter(renderer: Any) -> logging.Formatter:
+    return structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info, renderer],
+        foreign_pre_chain=_pre_chain(),
+    )
+
+
+def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
+              stdout: bool = False) -> Path | None:
+    """Set up every output; returns the log file's path (None when it cannot be opened)."""
+    root = logging.getLogger("horizon")
+    for handler in _handlers:
+        root.removeHandler(handler)
+        handler.close()
+    _handlers.clear()
+    root.setLevel(_LEVELS.get(level, logging.INFO))
+    root.propagate = False
+    json_renderer = structlog.processors.JSONRenderer(ensure_ascii=False)
+    path = None
+    if log_dir is not None:
+        try:
+            log_dir.mkdir(mode=0o750, parents=True, exist_ok=True)
+            path = log_dir / LOG_FILE
+            # WatchedFileHandler reopens the file when logrotate moves it away.
+            file_handler = logging.handlers.WatchedFileHandler(path, encoding="utf-8")
+            file_handler.setFormatter(_formatter(json_renderer))
+            _handlers.append(file_handler)
+        except OSError as error:
+            print(f"horizon: cannot open the log file in {log_dir}: {error}", file=sys.stderr)
+            path = None
+    if stdout or under_systemd():
+        stream: logging.Handler = logging.StreamHandler(sys.stdout)
+        stream.setFormatter(_formatter(json_renderer))
+        _handlers.append(stream)
+    elif sys.stderr.isatty() and fmt != "json":
+        stream = logging.StreamHandler(sys.stderr)
+        stream.setFormatter(_formatter(structlog.dev.ConsoleRenderer(colors=True)))
+        _handlers.append(stream)
+    for handler in _handlers:
+        root.addHandler(handler)
+    structlog.configure(
+        processors=[*_pre_chain(), structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+    return path
+
+
+def reopen() -> None:
+    """Close the log file so the next line opens it afresh (SIGHUP, after logrotate)."""
+    for handler in _handlers:
+        if isinstance(handler, logging.FileHandler):
+            handler.acquire()
+            try:
+                if handler.stream:
+                    handler.stream.close()
+                handler.stream = handler._open()
+            finally:
+                handler.release()
+
+
+def get_logger() -> Any:
+    return structlog.get_logger("horizon")

@@ -1,0 +1,359 @@
+"""One hive served by the daemon: its bees, their passes, rotation, sealing, heartbeat.
+
+Everything here runs on the daemon's main loop, one call at a time: watchdog and
+APScheduler threads only put work on that loop's queue, so no bee is ever processed
+twice at once and no lock guards these objects.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from horizon import __version__
+from horizon.engine import Pass, commit, run_pass, settings_key
+from horizon.entries import format_instant
+from horizon.flags import flags_path, read_flags
+from horizon.heartbeat import BeeHealth, Heartbeat, write_heartbeat
+from horizon.hive import discover, file_signature
+from horizon.journal import live_name
+from horizon.lock import HiveLock
+from horizon.logs import get_logger
+from horizon.manifest import Clamp, Manifest, read_manifest
+from horizon.rotation import finish_rotations, rotate, seal
+from horizon.settings import Effective, GlobalConfig, SettingsError
+from horizon.settings_files import bee_file, effective_settings, hive_file
+from horizon.store import StateTooNew, StoreError, load_state, save_state
+
+BACKOFF_MIN_S = 1.0
+BACKOFF_MAX_S = 60.0
+log = get_logger()
+
+
+@dataclass
+class BeeRuntime:
+    """What the daemon keeps in memory for one bee between passes."""
+
+    name: str
+    effective: Effective | None = None
+    settings_error: str | None = None
+    state_error: str | None = None
+    state: Any = None  # BeeState once loaded; None means: load it from disk
+    manifest: Manifest | None = None
+    dirty: bool = False
+    first_dirty: float | None = None
+    last_write: float | None = None
+    late_check: set[str] = field(default_factory=set)
+    quiet_since: dict[str, tuple[int, float]] = field(default_factory=dict)
+    write_failed: bool = False
+    backoff_s: float = BACKOFF_MIN_S
+    retry_at: float = 0.0
+    last_text: str | None = None
+
+
+class HiveService:
+    """Serves one hive: holds its lock from `__init__` until `close`."""
+
+    def __init__(self, hive: Path, config: GlobalConfig, config_source: str) -> None:
+        self.hive = hive
+        self.window = hive / "window"
+        self.config = config
+        self.config_source = config_source
+        self.lock = HiveLock(hive)
+        self.bees: dict[str, BeeRuntime] = {}
+        self.problems: list[str] = []
+        self.started = format_instant(time.time())
+        self.watch_mode = "poll" if config.watch == "poll" else "inotify"
+        self.settings_seen: dict[Path, tuple[int, int, int] | None] = {}
+        self.window_seen: tuple[int, int, int] | None = None
+
+    def close(self) -> None:
+        self.lock.release()
+
+    def bind(self, bee: str | None = None) -> Any:
+        return structlog.contextvars.bound_contextvars(hive=str(self.hive), bee=bee)
+
+    # -- bees and their settings --------------------------------------------------------
+
+    def refresh_bees(self) -> list[str]:
+        """Pick up bees that appeared; returns the new ones."""
+        bees, problems = discover(self.hive)
+        for problem in set(problems) - set(self.problems):
+            with self.bind():
+                log.warning("hive.problem", problem=problem)
+        self.problems = problems
+        new = [bee for bee in bees if bee not in self.bees]
+        for bee in new:
+            self.bees[bee] = BeeRuntime(bee)
+            self.load_settings(self.bees[bee])
+        for gone in set(self.bees) - set(bees):
+            del self.bees[gone]
+        self.window_seen = file_signature(self.window)
+        return new
+
+    def load_settings(self, runtime: BeeRuntime) -> bool:
+        """Reload one bee's settings; False when refused (the last good ones stay)."""
+        try:
+            effective = effective_settings(self.config, self.config_source, self.hive,
+                                           runtime.name)
+        except SettingsError as error:
+            if runtime.settings_error != str(error):
+                with self.bind(runtime.name):
+                    log.error("config.rejected", file=error.source, key=error.key,
+                              reason=error.reason)
+            runtime.settings_error = str(error)
+            return False
+        runtime.settings_error = None
+        runtime.effective = effective
+        return True
+
+    def settings_files(self) -> list[Path]:
+        files = [hive_file(self.hive)]
+        files += [bee_file(self.hive, bee) for bee in self.bees]
+        return files
+
+    # -- one pass -------------------------------------------------------------------------
+
+    def mark_dirty(self, bee: str, now: float) -> BeeRuntime | None:
+        runtime = self.bees.get(bee)
+        if runtime is None:
+            return None
+        runtime.dirty = True
+        runtime.last_write = now
+        if runtime.first_dirty is None:
+            runtime.first_dirty = now
+        return runtime
+
+    def due_at(self, runtime: BeeRuntime) -> float:
+        """Monotonic instant of the next pass: debounce_s after the last write, and never
+        later than max_wait_s after the first unprocessed one."""
+        settings = runtime.effective.horizon if runtime.effective else None
+        debounce = settings.debounce_s if settings else 2.0
+        max_wait = settings.max_wait_s if settings else 10.0
+        last = runtime.last_write or time.monotonic()
+        first = runtime.first_dirty or last
+        return max(runtime.retry_at, min(last + debounce, first + max_wait))
+
+    def process(self, bee: str, *, sweep_only: bool = False) -> Pass | None:
+        """Read what is new for `bee`, step its zones, write its view when it changed."""
+        runtime = self.bees.get(bee)
+        if runtime is None or runtime.effective is None:
+            return None
+        runtime.dirty = False
+        runtime.first_dirty = None
+        with self.bind(bee):
+            try:
+                return self._process(runtime, sweep_only)
+            except (StoreError, OSError) as error:
+                self._write_failed(runtime, str(error))
+            except StateTooNew as error:
+                if runtime.state_error != str(error):
+                    log.error("store.state_too_new", reason=str(error))
+                runtime.state_error = str(error)
+        return None
+
+    def _process(self, runtime: BeeRuntime, sweep_only: bool) -> Pass | None:
+        assert runtime.effective is not None
+        if runtime.manifest is None:
+            runtime.manifest = read_manifest(self.window, runtime.name)
+            for segment in finish_rotations(self.window, runtime.name, runtime.manifest):
+                log.warning("archive.rotation_finished", segment=segment)
+        if runtime.state is None:
+            runtime.state = load_state(self.hive, runtime.name)
+            runtime.late_check |= set(runtime.manifest.rotated)  # catch up on every segment
+            runtime.last_text = None
+        runtime.state_error = None
+        late = None if not runtime.late_check else (
+            runtime.late_check | {name for name in runtime.manifest.rotated
+                                  if name not in runtime.manifest.sealed})
+        outcome = run_pass(self.hive, runtime.name, self.config, runtime.effective, time.time(),
+                           runtime.state, manifest=runtime.manifest, late_segments=late)
+        changed = (outcome.read or outcome.changes.evicted or outcome.notes.records
+                   or outcome.rebuilt or outcome.view.text != runtime.last_text)
+        if sweep_only and not changed:
+            return outcome
+        if changed:
+            try:
+                commit(self.hive, runtime.name, outcome)
+            except (StoreError, OSError):
+                runtime.state = None  # the disk still holds the last good state: start there
+                runtime.manifest = None
+                raise
+        runtime.state = outcome.state
+        runtime.late_check.clear()
+        runtime.last_text = outcome.view.text
+        self._recovered(runtime)
+        if changed:
+            self._log_pass(outcome)
+        self._maybe_rotate(runtime)
+        return outcome
+
+    def _log_pass(self, outcome: Pass) -> None:
+        zones = outcome.state.zones
+        if outcome.missing_segment:
+            log.warning("journal.replaced", reason=outcome.missing_segment, rebuilt=True)
+        if outcome.notes.replaced:
+            log.warning("journal.replaced", reason=outcome.notes.replaced,
+                        seq_after=outcome.state.checkpoint.seq)
+        for segment, count in outcome.notes.late_lines.items():
+            log.warning("archive.late_lines", segment=segment, lines=count)
+        clamps = [r.seq for r in outcome.notes.records if isinstance(r, Clamp)]
+        if clamps:
+            log.warning("entry.clock_skew", count=len(clamps), seqs=clamps[:10])
+        if outcome.read:
+            log.info("journal.ingested", lines=outcome.read, up_to=zones.up_to,
+                     rebuilt=outcome.rebuilt)
+        if outcome.rejections:
+            log.warning("entry.rejected", count=sum(outcome.rejections.values()),
+                        reasons=dict(outcome.rejections), first_seqs=outcome.first_rejected)
+        if outcome.changes.evicted:
+            log.info("zone.evicted", count=len(outcome.changes.evicted),
+                     seqs=outcome.changes.evicted[:20])
+        if outcome.changes.folds:
+            log.info("zone.folded", batches=outcome.changes.folds,
+                     count=len(outcome.changes.folded), level=outcome.state.level)
+        if outcome.view.guard_cut:
+            log.error("render.guard_cut", chars=len(outcome.view.text))
+        log.info("handoff.written", chars=len(outcome.view.text),
+                 cap=outcome.view.summary.get("cap"), up_to=zones.up_to,
+                 mode=outcome.view.summary.get("mode"))
+
+    def _maybe_rotate(self, runtime: BeeRuntime) -> None:
+        state = runtime.state
+        checkpoint = state.checkpoint
+        if (checkpoint.segment != live_name(runtime.name)
+                or checkpoint.lines < self.config.rotation_entries
+                or runtime.manifest is None):
+            return
+        moved = rotate(self.window, runtime.name, checkpoint, runtime.manifest)
+        if moved is None:
+            return
+        state.checkpoint = moved
+        if checkpoint.segment in state.segments:
+            state.segments[moved.segment] = state.segments.pop(checkpoint.segment)
+        runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
+        log.info("archive.rotated", segment=moved.segment, lines=checkpoint.lines,
+                 up_to=checkpoint.seq)
+        # The checkpoint follows the moved file; saving it now spares a restart the search.
+        save_state(self.hive, runtime.name, state)
+
+    def _write_failed(self, runtime: BeeRuntime, reason: str) -> None:
+        now = time.monotonic()
+        if not runtime.write_failed or now >= runtime.retry_at:
+            log.error("store.write_failed", reason=reason, retry_in_s=runtime.backoff_s)
+        runtime.write_failed = True
+        runtime.retry_at = now + runtime.backoff_s
+        runtime.backoff_s = min(runtime.backoff_s * 2, BACKOFF_MAX_S)
+        runtime.dirty = True
+        runtime.first_dirty = runtime.first_dirty or now
+
+    def _recovered(self, runtime: BeeRuntime) -> None:
+        if runtime.write_failed:
+            log.info("store.recovered")
+        runtime.write_failed = False
+        runtime.backoff_s = BACKOFF_MIN_S
+        runtime.retry_at = 0.0
+
+    # -- the stat fallback ----------------------------------------------------------------
+
+    def changed_bees(self) -> list[str]:
+        """Bees whose files moved since their checkpoint (what lost events would hide)."""
+        changed = []
+        for name, runtime in self.bees.items():
+            state = runtime.state
+            live = file_signature(self.window / live_name(name))
+            if state is None:
+                if live is not None or runtime.dirty:
+                    changed.append(name)
+                continue
+            checkpoint = state.checkpoint
+            if live is not None and checkpoint.segment == live_name(name):
+                if live[0] != checkpoint.ino or live[1] != checkpoint.offset:
+                    changed.append(name)
+            elif live is not None and live[1] > 0:
+                changed.append(name)  # a new live file after a rotation
+            if self._unsealed_grew(runtime):
+                changed.append(name)
+        return changed
+
+    def _unsealed_grew(self, runtime: BeeRuntime) -> bool:
+        manifest = runtime.manifest
+        if manifest is None:
+            return False
+        grew = False
+        now = time.monotonic()
+        for name in manifest.rotated:
+            if name in manifest.sealed:
+                continue
+            size = file_signature(self.window / "archive" / name)
+            if size is None:
+                continue
+            seen = runtime.quiet_since.get(name)
+            if seen is None or seen[0] != size[1]:
+                runtime.quiet_since[name] = (size[1], now)
+                if size[1] > manifest.late_end(name):
+                    runtime.late_check.add(name)
+                    grew = True
+            elif now - seen[1] >= self.config.rotate_wait_s and size[1] <= manifest.late_end(
+                    name):
+                seal(self.window, runtime.name, name, size[1], manifest)
+                runtime.quiet_since.pop(name, None)
+                with self.bind(runtime.name):
+                    log.info("archive.sealed", segment=name, size=size[1])
+        return grew
+
+    def settings_changed(self) -> bool:
+        """Whether a settings or flags file changed since the last look (poll mode)."""
+        files = self.settings_files() + [flags_path(self.hive, bee) for bee in self.bees]
+        changed = False
+        for path in files:
+            signature = file_signature(path)
+            if self.settings_seen.get(path, signature) != signature:
+                changed = True
+            self.settings_seen[path] = signature
+        return changed
+
+    def window_changed(self) -> bool:
+        return file_signature(self.window) != self.window_seen
+
+    # -- heartbeat ------------------------------------------------------------------------
+
+    def heartbeat(self) -> None:
+        now = time.time()
+        bees = {}
+        for name, runtime in self.bees.items():
+            lag = 0.0
+            if runtime.dirty and runtime.first_dirty is not None:
+                lag = round(time.monotonic() - runtime.first_dirty, 3)
+            bees[name] = BeeHealth(
+                lag_s=lag, write_failed=runtime.write_failed,
+                error=runtime.settings_error or runtime.state_error,
+            )
+        beat = Heartbeat(pid=os.getpid(), version=__version__, started=self.started,
+                         beat=format_instant(now), beat_epoch=now, watch=self.watch_mode,
+                         bees=bees)
+        try:
+            write_heartbeat(self.hive, beat)
+        except StoreError as error:
+            with self.bind():
+                log.error("store.write_failed", file="daemon.json", reason=str(error))
+
+    def derived_missing(self) -> bool:
+        return not (self.hive / "horizon").is_dir()
+
+    def forget_states(self) -> None:
+        for runtime in self.bees.values():
+            runtime.state = None
+            runtime.last_text = None
+
+    def flags_key_changed(self, bee: str) -> bool:
+        runtime = self.bees.get(bee)
+        if runtime is None or runtime.effective is None or runtime.state is None:
+            return False
+        return bool(runtime.state.settings_key != settings_key(
+            runtime.effective, read_flags(self.hive, bee)))
