@@ -28,7 +28,13 @@ from horizon.manifest import Clamp, Manifest, read_manifest
 from horizon.rotation import finish_rotations, rotate, seal
 from horizon.settings import Effective, GlobalConfig, SettingsError
 from horizon.settings_files import bee_file, effective_settings, hive_file
-from horizon.store import StateTooNew, StoreError, load_state, save_state
+from horizon.store import (
+    StateTooNew,
+    StoreError,
+    load_state,
+    remove_stale_temps,
+    save_state,
+)
 
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -71,6 +77,7 @@ class HiveService:
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.settings_seen: dict[Path, tuple[int, int, int] | None] = {}
         self.window_seen: tuple[int, int, int] | None = None
+        remove_stale_temps(hive)
 
     def close(self) -> None:
         self.lock.release()

@@ -91,6 +91,16 @@ def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
                 os.unlink(temp)
 
 
+def remove_stale_temps(hive: Path) -> int:
+    """Temp files a crash left behind in the derived folders; how many were removed."""
+    removed = 0
+    for temp in (hive / "horizon").glob("**/.*.tmp"):
+        with contextlib.suppress(OSError):
+            temp.unlink()
+            removed += 1
+    return removed
+
+
 def state_path(hive: Path, bee: str) -> Path:
     return derived_dir(hive, bee) / "state.json"
 
