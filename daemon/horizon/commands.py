@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import json
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import msgspec
 
 from horizon import status as status_command
 from horizon.cli import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.demo import DemoError
 from horizon.engine import commit, context, run_pass, settings_key
 from horizon.entries import Rejection, decode_line, format_instant
 from horizon.flags import FlagRecord, append_flag, read_flags
@@ -31,7 +31,7 @@ from horizon.settings_files import (
     load_global,
     load_hive_layer,
 )
-from horizon.store import BeeState, StateTooNew, StoreError, load_state
+from horizon.store import StateTooNew, StoreError, load_state
 from horizon.zones import sweep
 
 
@@ -41,7 +41,7 @@ def reported() -> Iterator[None]:
     try:
         yield
     except (HiveError, SettingsError, StoreError, HiveLocked, StateTooNew,
-            JournalError) as error:
+            JournalError, DemoError) as error:
         raise UserError(str(error)) from None
 
 
@@ -245,17 +245,15 @@ def run(args: argparse.Namespace) -> int:
 def demo(args: argparse.Namespace) -> int:
     from horizon import demo as demo_hive
 
-    config, source = load_config(args)
-    hive = demo_hive.make_hive(Path(args.dir))
-    states: dict[str, BeeState | None] = {}
-
-    def bring_up_to_date(bee: str) -> None:
-        effective = bee_settings(config, source, hive, bee)
-        outcome = run_pass(hive, bee, config, effective, time.time(), states.get(bee))
-        commit(hive, bee, outcome)
-        states[bee] = outcome.state
-
+    hive = demo_hive.make_hive(Path(args.dir).resolve())
+    config_file = demo_hive.write_config(hive)
     with reported():
-        written = demo_hive.simulate(hive, config, args.seconds, bring_up_to_date)
-    print(f"demo stopped after {written} exchanges; the hive is in {hive}")
-    return EXIT_OK
+        config = load_global(config_file)
+        daemon = demo_hive.start_daemon(config_file)
+        try:
+            written = demo_hive.simulate(hive, config, args.seconds, daemon)
+        finally:
+            code = demo_hive.stop_daemon(daemon)
+    print(f"demo stopped after {written} exchanges (daemon exit {code}); "
+          f"the hive is in {hive}, its log in {hive / 'logs'}")
+    return EXIT_OK if code == 0 else EXIT_PROBLEM

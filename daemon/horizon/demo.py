@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
+import subprocess
+import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Group
@@ -59,6 +61,57 @@ def make_hive(root: Path) -> Path:
     return root
 
 
+def write_config(hive: Path) -> Path:
+    """The demo's own config.json beside the hive: fast polling, its log inside the hive."""
+    path = hive / "config.json"
+    path.write_text(json.dumps({
+        "hives": [str(hive)], "rotation_entries": 40, "rotate_wait_s": 1, "poll_s": 0.5,
+        "sweep_s": 5, "log": {"dir": str(hive / "logs"), "level": "info"},
+    }, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def start_daemon(config: Path) -> subprocess.Popen[bytes]:
+    """`horizon run` in its own process, as an operator would run it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "horizon", "run", "--config", str(config)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+
+
+def stop_daemon(daemon: subprocess.Popen[bytes]) -> int:
+    if daemon.poll() is None:
+        daemon.send_signal(signal.SIGTERM)
+    try:
+        return daemon.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        return daemon.wait()
+
+
+def recent_events(hive: Path, count: int = 8) -> Table:
+    table = Table(title="dernières actions du démon", expand=False, show_edge=False)
+    for column in ("ts", "bee", "event", "details"):
+        table.add_column(column)
+    path = hive / "logs" / "horizon.jsonl"
+    try:
+        with path.open("rb") as stream:
+            stream.seek(max(0, path.stat().st_size - 8192))
+            lines = stream.read().decode("utf-8", "replace").splitlines()[-count:]
+    except OSError:
+        return table
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        details = ", ".join(f"{k}={v}" for k, v in record.items()
+                            if k not in ("ts", "bee", "event", "hive", "level"))
+        table.add_row(str(record.get("ts", ""))[11:19], str(record.get("bee", "")),
+                      str(record.get("event", "")), details[:70])
+    return table
+
+
 def exchange(rng: random.Random, when: float) -> bytes:
     """One simulated journal line: a task, a word from the apicultrice, or a bad line."""
     roll = rng.random()
@@ -89,7 +142,7 @@ def append_line(window: Path, bee: str, line: bytes) -> None:
 
 def _bar(used: int, budget: int) -> Group:
     label = Text(f"{used}/{budget}", style="bold red" if used > budget else "")
-    return Group(ProgressBar(total=budget, completed=min(used, budget), width=24), label)
+    return Group(ProgressBar(total=budget, completed=min(used, budget), width=12), label)
 
 
 def zones_table(hive: Path, config: GlobalConfig) -> Table:
@@ -121,23 +174,34 @@ def zones_table(hive: Path, config: GlobalConfig) -> Table:
     return table
 
 
+def _screen(hive: Path, config: GlobalConfig) -> Group:
+    return Group(zones_table(hive, config), recent_events(hive))
+
+
 def simulate(hive: Path, config: GlobalConfig, seconds: float | None,
-             after_write: Callable[[str], None], interval: float = 0.25,
-             seed: int = 7) -> int:
+             daemon: subprocess.Popen[bytes], interval: float = 0.25, seed: int = 7) -> int:
     """Append exchanges to both bees and redraw the zones until time is up or Ctrl-C."""
     rng = random.Random(seed)
     window = hive / "window"
     deadline = None if seconds is None else time.monotonic() + seconds
     written = 0
     try:
-        with Live(zones_table(hive, config), refresh_per_second=4) as live:
+        with Live(_screen(hive, config), refresh_per_second=4) as live:
             while deadline is None or time.monotonic() < deadline:
+                if daemon.poll() is not None:
+                    error = daemon.stderr.read().decode() if daemon.stderr else ""
+                    raise DemoError(f"the daemon stopped (exit {daemon.returncode}): {error}")
                 bee = HORIZON_BEE if rng.random() < 0.7 else CLASSIC_BEE
                 append_line(window, bee, exchange(rng, time.time()))
                 written += 1
-                after_write(bee)
-                live.update(zones_table(hive, config))
+                live.update(_screen(hive, config))
                 time.sleep(interval)
+            time.sleep(1.0)  # let the daemon catch up on the last lines
+            live.update(_screen(hive, config))
     except KeyboardInterrupt:
         pass
     return written
+
+
+class DemoError(Exception):
+    """The demo cannot go on (its daemon died)."""

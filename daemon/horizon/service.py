@@ -223,7 +223,7 @@ class HiveService:
                      seqs=outcome.changes.evicted[:20])
         if outcome.changes.folds:
             log.info("zone.folded", batches=outcome.changes.folds,
-                     count=len(outcome.changes.folded), level=outcome.state.level)
+                     count=len(outcome.changes.folded), summarizer=outcome.state.level)
         if outcome.view.guard_cut:
             log.error("render.guard_cut", chars=len(outcome.view.text))
         log.info("handoff.written", chars=len(outcome.view.text),
