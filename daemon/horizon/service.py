@@ -32,6 +32,7 @@ from horizon.store import (
     StateTooNew,
     StoreError,
     load_state,
+    read_handoff,
     remove_stale_temps,
     save_state,
 )
@@ -173,7 +174,7 @@ class HiveService:
         if runtime.state is None:
             runtime.state = load_state(self.hive, runtime.name)
             runtime.late_check |= set(runtime.manifest.rotated)  # catch up on every segment
-            runtime.last_text = None
+            runtime.last_text = read_handoff(self.hive, runtime.name)
         runtime.state_error = None
         late = None if not runtime.late_check else (
             runtime.late_check | {name for name in runtime.manifest.rotated

@@ -109,6 +109,14 @@ def handoff_path(hive: Path, bee: str) -> Path:
     return derived_dir(hive, bee) / "handoff.md"
 
 
+def read_handoff(hive: Path, bee: str) -> str | None:
+    """The handoff.md on disk, or None: a restart rewrites it only when it would change."""
+    try:
+        return handoff_path(hive, bee).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def load_state(hive: Path, bee: str) -> BeeState | None:
     """The saved state, or None when absent, unreadable or of an older format (rebuild)."""
     path = state_path(hive, bee)
