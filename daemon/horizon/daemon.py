@@ -140,6 +140,10 @@ class Daemon:
         if self.watcher is not None:
             self.watcher.stop()
         for service in self.services.values():
+            # Lines already seen but still in their debounce are the batch in hand.
+            for bee, runtime in list(service.bees.items()):
+                if runtime.dirty and time.monotonic() >= runtime.retry_at:
+                    service.process(bee)
             service.heartbeat()
         self._release_all()
         return 0
@@ -178,9 +182,11 @@ class Daemon:
         elif kind == "poll":
             self._poll()
         elif kind == "sweep":
+            now = time.monotonic()
             for service in self.services.values():
-                for bee in list(service.bees):
-                    service.process(bee, sweep_only=True)
+                for bee, runtime in list(service.bees.items()):
+                    if now >= runtime.retry_at:  # a failing bee waits for its back-off
+                        service.process(bee, sweep_only=True)
         elif kind == "beat":
             self._beat()
         elif kind == "reload":

@@ -1,0 +1,65 @@
+"""The service files that ship beside the daemon (SPEC section 8): the systemd unit passes
+`systemd-analyze verify` against the installed command, the launchd plist parses."""
+
+from __future__ import annotations
+
+import os
+import plistlib
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.daemon_harness import HORIZON
+
+SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
+UNIT = SYSTEMD / "horizon.service"
+SHIPPED_BINARY = "/usr/local/bin/horizon"
+
+
+def exec_start(unit_text: str) -> str:
+    [line] = [line for line in unit_text.splitlines() if line.startswith("ExecStart=")]
+    return line.removeprefix("ExecStart=")
+
+
+def test_the_unit_runs_horizon_as_a_notify_service() -> None:
+    text = UNIT.read_text(encoding="utf-8")
+    assert exec_start(text).split() == [SHIPPED_BINARY, "run", "--config",
+                                        "/etc/horizon/config.json"]
+    lines = set(text.splitlines())
+    assert "Type=notify" in lines
+    assert "ExecReload=/bin/kill -HUP $MAINPID" in lines
+    assert any(line.startswith("WatchdogSec=") for line in lines)
+
+
+def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        if os.environ.get("CI"):
+            pytest.fail("systemd-analyze is missing on CI (.ci/run installs systemd)")
+        pytest.skip("systemd-analyze is not installed (it is on CI)")
+    assert Path(HORIZON).is_file()
+    text = UNIT.read_text(encoding="utf-8")
+    installed = text.replace(f"ExecStart={SHIPPED_BINARY} ", f"ExecStart={HORIZON} ")
+    assert exec_start(installed).startswith(f"{HORIZON} run ")
+    unit = tmp_path / "horizon.service"
+    unit.write_text(installed, encoding="utf-8")
+
+    result = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "horizon.service" not in output, output
+
+
+def test_the_launchd_plist_runs_horizon() -> None:
+    [plist] = sorted((SYSTEMD / "launchd").glob("*.plist"))
+    with plist.open("rb") as stream:
+        document = plistlib.load(stream)
+    assert document["Label"] == plist.stem
+    arguments = document["ProgramArguments"]
+    assert Path(arguments[0]).name == "horizon"
+    assert arguments[1] == "run"
+    assert "--config" in arguments
+    assert document["KeepAlive"] == {"SuccessfulExit": False}
