@@ -30,6 +30,7 @@ class Item(msgspec.Struct):
     tool: str | None = None
     writer_id: str | None = None
     source: str = ""
+    content: str = ""  # a hash of the exchange as written: the model cache's key
 
 
 def header(bee: str, mode: str, up_to: int, at: float) -> str:

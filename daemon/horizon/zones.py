@@ -8,6 +8,7 @@ in chunks of any size gives exactly the state of a full rebuild at the same `now
 from __future__ import annotations
 
 import bisect
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -17,11 +18,13 @@ from horizon.blocks import Item, condensed_block, net_block, net_overhead
 from horizon.entries import Entry, Rejection
 from horizon.recit import Quote, Recit, bound_recit
 from horizon.settings import HorizonSettings
-from horizon.summarize.base import Summarizer
+from horizon.summarize.base import TRUNCATION, Folded, Summarizer
+from horizon.summarize.truncation import Truncation
 from horizon.text import flatten
 from horizon.turns import append_turns
 
 CONVERSATION = "conversation"
+MAX_PENDING_FOLDS = 8
 
 
 class Zones(msgspec.Struct):
@@ -38,6 +41,11 @@ class Zones(msgspec.Struct):
     turns: list[str] = msgspec.field(default_factory=list)
     net_chars: int = 0
     condense_chars: int = 0
+    recit_level: str = TRUNCATION
+    # Folds made by truncation while models are configured, oldest first, and the récit
+    # they started from: the daemon replays them through the models, off the hot path.
+    pending_folds: list[list[Item]] = msgspec.field(default_factory=list)
+    chain: Recit | None = None
 
 
 @dataclass(frozen=True)
@@ -91,12 +99,21 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
     item = Item(
         seq=record.seq, instant=record.instant, type=record.type, question=record.question,
         answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
-        writer_id=record.writer_id,
+        writer_id=record.writer_id, content=content_hash(record),
     )
     item.chars = len(net_block(item))
     zones.net.append(item)
     zones.net_chars += item.chars
     _evict(zones, ctx, changes)
+
+
+def content_hash(entry: Entry) -> str:
+    """The identity of an exchange's text, whatever its seq: what the model cache keys on."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (entry.type, entry.tool or "", entry.question, entry.answer):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def sweep(zones: Zones, ctx: Context) -> Changes:
@@ -150,12 +167,32 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
 
 
 def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
-    item.answer = ctx.summarizer.condense(item)
-    item.source = ctx.summarizer.level
+    condensed = ctx.summarizer.condense(item)
+    item.answer = condensed.text
+    item.source = condensed.level
     item.chars = len(condensed_block(item))
     position = bisect.bisect(zones.condense, item.seq, key=lambda held: held.seq)
     zones.condense.insert(position, item)
     zones.condense_chars += item.chars
+
+
+def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
+    """Fold the oldest condensed entries while the zone is over budget (public: the
+    daemon calls it again when a model's condensation changes an entry's size)."""
+    _fold_if_over(zones, ctx, changes)
+
+
+def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: str) -> bool:
+    """A model's condensation replaces the truncated one, if the entry is still there."""
+    for item in zones.condense:
+        if item.seq == seq and item.content == content:
+            zones.condense_chars -= item.chars
+            item.answer = text
+            item.source = level
+            item.chars = len(condensed_block(item))
+            zones.condense_chars += item.chars
+            return True
+    return False
 
 
 def _fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
@@ -185,18 +222,42 @@ def _fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
         folding = [item for item in zones.condense if item.seq in batch]
         zones.condense = [item for item in zones.condense if item.seq not in batch]
         zones.condense_chars = sum(item.chars for item in zones.condense)
-        zones.recit = fold_batch(zones.recit, folding, ctx, zones.first_lighthouse)
+        fold_batch(zones, folding, ctx)
         changes.folded.extend(item.seq for item in folding)
         changes.folds += 1
 
 
-def fold_batch(recit: Recit, batch: list[Item], ctx: Context, first_lighthouse: str | None
-               ) -> Recit:
-    """One summarizer call for the batch; the daemon adds the quotes and bounds the result."""
-    folded = ctx.summarizer.fold(recit, batch)
+def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
+    """One summarizer call for the batch; the daemon adds the quotes and bounds the result.
+
+    With models configured, a fold the cache could not answer is made by truncation now
+    and queued for the models; later folds queue behind it so the models see every batch
+    in order, each on the récit the previous one produced.
+    """
+    before = zones.recit
+    models = ctx.summarizer.models
+    if models and zones.pending_folds:
+        folded = Folded(Truncation(ctx.settings.ligne_max).fold_recit(before, batch), TRUNCATION)
+    else:
+        folded = ctx.summarizer.fold(before, batch)
+    zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
+    zones.recit_level = folded.level
+    if models and folded.level == TRUNCATION:
+        if not zones.pending_folds:
+            zones.chain = before
+        zones.pending_folds.append([msgspec.structs.replace(item) for item in batch])
+        if len(zones.pending_folds) > MAX_PENDING_FOLDS:
+            # The models are far behind: these folds stay as truncation wrote them.
+            zones.pending_folds.clear()
+            zones.chain = None
+
+
+def compose_recit(before: Recit, folded: Recit, batch: list[Item], ctx: Context,
+                  first_lighthouse: str | None) -> Recit:
+    """The summarizer's free sections, the daemon's quotes of folded lighthouses, bounded."""
     quotes = [Quote(item.seq, item.question) for item in batch
               if item.lighthouse and item.question.strip()]
-    merged = Recit(folded.sections, recit.paroles + tuple(quotes))
+    merged = Recit(folded.sections, before.paroles + tuple(quotes))
     bounded, _ = bound_recit(merged, mission_of(ctx, first_lighthouse), ctx.settings.budget_recit)
     return bounded
 

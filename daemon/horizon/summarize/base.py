@@ -5,8 +5,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+import msgspec
+
 from horizon.blocks import Item
 from horizon.recit import Recit
+
+TRUNCATION = "troncature"
+
+
+class Condensed(msgspec.Struct, frozen=True):
+    """A condensed answer and the level that wrote it ("troncature" or "<provider>/<model>")."""
+
+    text: str
+    level: str
+
+
+class Folded(msgspec.Struct, frozen=True):
+    """The récit's free sections after a fold, and the level that wrote them."""
+
+    recit: Recit
+    level: str
 
 
 class Summarizer(Protocol):
@@ -14,17 +32,19 @@ class Summarizer(Protocol):
 
     Implementations return only the free sections of the récit; the daemon writes
     Mission and Paroles itself and bounds the result, whatever the implementation says.
+    On the hot path an implementation never waits on a model: it answers from its cache
+    or by truncation, and says so in `level`.
     """
 
     @property
-    def level(self) -> str:
-        """What produced the text: "troncature" or "<provider>/<model>"."""
+    def models(self) -> bool:
+        """Whether model levels stand above truncation (the daemon then upgrades texts)."""
         ...
 
-    def condense(self, exchange: Item) -> str:
+    def condense(self, exchange: Item) -> Condensed:
         """The answer of `exchange` in a few factual sentences."""
         ...
 
-    def fold(self, recit: Recit, batch: Sequence[Item]) -> Recit:
+    def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         """`recit` updated with `batch` (oldest first); Mission and Paroles are ignored."""
         ...

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 from horizon.blocks import Item
 from horizon.recit import DECISIONS, ERRORS, FILES, NEXT, WORK, Line, Recit
+from horizon.summarize.base import TRUNCATION, Condensed, Folded
 from horizon.text import cut, flatten, named_paths
 
-LEVEL = "troncature"
+LEVEL = TRUNCATION
 WORK_ITEMS = 3
 _FAILURE = re.compile(
     r"\b(error|errors|erreur|erreurs|échec|échoué|failed|failure|fails|exception|traceback|"
@@ -35,13 +36,16 @@ class Truncation:
         self.ligne_max = ligne_max
 
     @property
-    def level(self) -> str:
-        return LEVEL
+    def models(self) -> bool:
+        return False
 
-    def condense(self, exchange: Item) -> str:
-        return cut(flatten(exchange.answer), self.ligne_max)
+    def condense(self, exchange: Item) -> Condensed:
+        return Condensed(cut(flatten(exchange.answer), self.ligne_max), LEVEL)
 
-    def fold(self, recit: Recit, batch: Sequence[Item]) -> Recit:
+    def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
+        return Folded(self.fold_recit(recit, batch), LEVEL)
+
+    def fold_recit(self, recit: Recit, batch: Sequence[Item]) -> Recit:
         sections = {name: list(lines) for name, lines in recit.sections.items()}
         known_files = {line.text.split(" ", 1)[0] for line in sections.get(FILES, [])}
         for item in batch:
