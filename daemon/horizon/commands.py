@@ -32,6 +32,8 @@ from horizon.settings_files import (
     load_hive_layer,
 )
 from horizon.store import StateTooNew, StoreError, load_state
+from horizon.summarize.cache import hive_cache
+from horizon.summarize.cascade import level_names
 from horizon.zones import sweep
 
 
@@ -66,7 +68,7 @@ def render(args: argparse.Namespace) -> int:
         effective = bee_settings(config, source, hive, bee)
         state = load_state(hive, bee)
         stale = state is None or state.settings_key != settings_key(
-            effective, read_flags(hive, bee))
+            effective, read_flags(hive, bee), level_names(config, effective))
         now = args.now if args.now is not None else args.wall_now
         if state is None or stale or args.fresh:
             # Nothing usable on disk (or --fresh): compute in memory, write nothing.
@@ -74,7 +76,8 @@ def render(args: argparse.Namespace) -> int:
                             read_time=args.wall_now).view
         else:
             if args.now is not None:
-                sweep(state.zones, context(bee, effective, args.now))
+                sweep(state.zones, context(bee, effective, args.now,
+                                           level_names(config, effective), hive_cache(hive)))
             view = render_view(state.zones, bee, effective.horizon, effective.mission)
     if args.json:
         print(json.dumps(view.summary, ensure_ascii=False, indent=2))
@@ -91,13 +94,14 @@ def rebuild(args: argparse.Namespace) -> int:
         lock = HiveLock(hive)
     now = args.now if args.now is not None else args.wall_now
     failed = False
+    cache = hive_cache(hive)  # model outputs already paid for are reused, never re-asked
     try:
         for bee in bees:
             try:
                 with reported():
                     effective = effective_settings(config, source, hive, bee)
                     outcome = run_pass(hive, bee, config, effective, now, None,
-                                       read_time=args.wall_now)
+                                       read_time=args.wall_now, cache=cache)
                     commit(hive, bee, outcome)
             except UserError as error:
                 print(f"horizon: {bee}: {error}", file=sys.stderr)
@@ -108,6 +112,7 @@ def rebuild(args: argparse.Namespace) -> int:
                   f"up to #{zones.up_to}; handoff.md {outcome.view.summary['chars']}"
                   f"/{outcome.view.summary['cap']} chars")
     finally:
+        cache.close()
         lock.release()
     return EXIT_PROBLEM if failed else EXIT_OK
 

@@ -21,6 +21,7 @@ from horizon import logs, notify
 from horizon.heartbeat import BEAT_S
 from horizon.hive import file_signature
 from horizon.lock import HiveLocked
+from horizon.modelwork import ModelWork
 from horizon.service import HiveService
 from horizon.settings import GlobalConfig, SettingsError
 from horizon.settings_files import load_global
@@ -44,6 +45,7 @@ class Daemon:
         self.services: dict[Path, HiveService] = {}
         self.items: queue.Queue[Item] = queue.Queue()
         self.scheduler = BackgroundScheduler(timezone=UTC)
+        self.models: ModelWork | None = None
         self.watcher: Watcher | None = None
         self.stopping = False
         self.reload_requested = False
@@ -59,6 +61,7 @@ class Daemon:
             print(f"horizon: {error}", file=sys.stderr)
             return 1
         self._configure_logs()
+        self.models = ModelWork(self.config, self.items.put)
         for hive in self.config.hives:
             try:
                 self._start_hive(Path(hive))
@@ -88,7 +91,7 @@ class Daemon:
         if not hive.is_dir():
             log.error("hive.missing", hive=str(hive))
             return
-        service = HiveService(hive, self.config, self.config_source)
+        service = HiveService(hive, self.config, self.config_source, self.models)
         self.services[hive] = service
         service.refresh_bees()
         service.settings_changed()
@@ -139,6 +142,8 @@ class Daemon:
         self.scheduler.shutdown(wait=False)
         if self.watcher is not None:
             self.watcher.stop()
+        if self.models is not None:
+            self.models.stop()
         for service in self.services.values():
             # Lines already seen but still in their debounce are the batch in hand.
             for bee, runtime in list(service.bees.items()):
@@ -191,6 +196,10 @@ class Daemon:
             self._beat()
         elif kind == "reload":
             self._reload()
+        elif kind == "model":
+            serving = self.services.get(item[1])
+            if serving is not None:
+                serving.apply_model(item[2], item[3])
 
     def _process(self, hive: Path, bee: str) -> None:
         service = self.services.get(hive)
@@ -305,6 +314,8 @@ class Daemon:
             return
         previous = self.config
         self.config = config
+        if self.models is not None and config.providers != previous.providers:
+            self.models.reconfigure(config)
         if config.log != previous.log:
             self._configure_logs()
         wanted = {Path(hive) for hive in config.hives}

@@ -20,6 +20,9 @@ from horizon.manifest import Manifest, append_records, read_manifest
 from horizon.render import View, render
 from horizon.settings import Effective, GlobalConfig
 from horizon.store import BeeState, save
+from horizon.summarize.base import Summarizer
+from horizon.summarize.cache import SummaryCache
+from horizon.summarize.cascade import CachedSummarizer, level_names
 from horizon.summarize.truncation import Truncation
 from horizon.zones import Changes, Context, Zones, step, sweep
 
@@ -42,24 +45,29 @@ class Pass:
     missing_segment: str | None = None
 
 
-def settings_key(effective: Effective, flags: dict[int, str]) -> str:
+def settings_key(effective: Effective, flags: dict[int, str], levels: list[str]) -> str:
     """A digest of everything the zones depend on besides the journal."""
     payload = msgspec.json.encode(
         {"horizon": effective.horizon, "mission": effective.mission,
-         "flags": sorted(flags.items())}
+         "flags": sorted(flags.items()), "levels": levels}
     )
     return hashlib.blake2b(payload, digest_size=12).hexdigest()
 
 
-def context(bee: str, effective: Effective, now: float) -> Context:
-    summarizer = Truncation(effective.horizon.ligne_max)
+def context(bee: str, effective: Effective, now: float, levels: list[str] | None = None,
+            cache: SummaryCache | None = None) -> Context:
+    """The step context: with model levels, texts come from the cache or truncation."""
+    summarizer: Summarizer = Truncation(effective.horizon.ligne_max)
+    if levels:
+        summarizer = CachedSummarizer(levels, effective.horizon, cache)
     return Context(bee, effective.horizon, summarizer, now, effective.mission)
 
 
 def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, now: float,
              state: BeeState | None, *, read_time: float | None = None,
              manifest: Manifest | None = None, late_segments: set[str] | None = None,
-             on_record: Callable[[Entry | Rejection], None] | None = None) -> Pass:
+             on_record: Callable[[Entry | Rejection], None] | None = None,
+             cache: SummaryCache | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
@@ -68,14 +76,15 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     """
     window = hive / "window"
     flags = read_flags(hive, bee)
-    key = settings_key(effective, flags)
+    levels = level_names(config, effective)
+    key = settings_key(effective, flags, levels)
     if manifest is None:
         manifest = read_manifest(window, bee)
     rebuilt = state is None or state.settings_key != key
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
-    ctx = context(bee, effective, now)
+    ctx = context(bee, effective, now, levels, cache)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
                        late_segments, on_record)

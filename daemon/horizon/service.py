@@ -16,15 +16,17 @@ from typing import Any
 import structlog
 
 from horizon import __version__
-from horizon.engine import Pass, commit, run_pass, settings_key
+from horizon.engine import Pass, commit, context, run_pass
 from horizon.entries import format_instant
-from horizon.flags import flags_path, read_flags
+from horizon.flags import flags_path
 from horizon.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive import discover, file_signature
 from horizon.journal import live_name
 from horizon.lock import HiveLock
 from horizon.logs import get_logger
 from horizon.manifest import Clamp, Manifest, read_manifest
+from horizon.modelwork import InFlight, ModelResult, ModelWork
+from horizon.render import render
 from horizon.rotation import finish_rotations, rotate, seal
 from horizon.settings import Effective, GlobalConfig, SettingsError
 from horizon.settings_files import bee_file, effective_settings, hive_file
@@ -34,8 +36,12 @@ from horizon.store import (
     load_state,
     read_handoff,
     remove_stale_temps,
+    save,
     save_state,
 )
+from horizon.summarize.base import TRUNCATION
+from horizon.summarize.cascade import level_names
+from horizon.zones import Changes, Context, compose_recit, fold_if_over, replace_condensed
 
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -61,13 +67,16 @@ class BeeRuntime:
     backoff_s: float = BACKOFF_MIN_S
     retry_at: float = 0.0
     last_text: str | None = None
+    inflight: InFlight = field(default_factory=InFlight)
 
 
 class HiveService:
     """Serves one hive: holds its lock from `__init__` until `close`."""
 
-    def __init__(self, hive: Path, config: GlobalConfig, config_source: str) -> None:
+    def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
+                 models: ModelWork | None = None) -> None:
         self.hive = hive
+        self.models = models
         self.window = hive / "window"
         self.config = config
         self.config_source = config_source
@@ -179,8 +188,10 @@ class HiveService:
         late = None if not runtime.late_check else (
             runtime.late_check | {name for name in runtime.manifest.rotated
                                   if name not in runtime.manifest.sealed})
+        cache = self.models.cache(self.hive) if self.models else None
         outcome = run_pass(self.hive, runtime.name, self.config, runtime.effective, time.time(),
-                           runtime.state, manifest=runtime.manifest, late_segments=late)
+                           runtime.state, manifest=runtime.manifest, late_segments=late,
+                           cache=cache)
         changed = (outcome.read or outcome.changes.evicted or outcome.notes.records
                    or outcome.rebuilt or outcome.view.text != runtime.last_text)
         if sweep_only and not changed:
@@ -199,7 +210,81 @@ class HiveService:
         if changed:
             self._log_pass(outcome)
         self._maybe_rotate(runtime)
+        if self.models is not None:
+            self.models.submit(self.hive, runtime.name, runtime.effective, runtime.state.zones,
+                               outcome.changes.to_condense, runtime.inflight)
         return outcome
+
+    # -- model results ------------------------------------------------------------------
+
+    def apply_model(self, bee: str, result: ModelResult) -> None:
+        """A model's text replaces truncation's, if what it was asked about is still there."""
+        runtime = self.bees.get(bee)
+        if runtime is None:
+            return
+        with self.bind(bee):
+            for fallback in result.fallbacks:
+                log.warning("summarizer.fallback", kind=result.kind, level=fallback.level,
+                            reason=fallback.reason)
+            if result.kind == "condense":
+                runtime.inflight.condense.discard((result.seqs[0], result.content))
+            else:
+                runtime.inflight.fold = False
+            state = runtime.state
+            if state is None or runtime.effective is None:
+                return
+            state.fallbacks += len(result.fallbacks)
+            cache = self.models.cache(self.hive) if self.models else None
+            ctx = context(bee, runtime.effective, time.time(),
+                          level_names(self.config, runtime.effective), cache)
+            zones = state.zones
+            if result.kind == "condense":
+                changed = self._take_condensed(zones, result, ctx)
+            else:
+                changed = self._take_folded(zones, result, ctx)
+            if changed:
+                view = render(zones, bee, runtime.effective.horizon, runtime.effective.mission)
+                try:
+                    save(self.hive, bee, state, view.text)
+                except StoreError as error:
+                    self._write_failed(runtime, str(error))
+                    runtime.state = None
+                    runtime.manifest = None
+                    return
+                runtime.last_text = view.text
+                log.info("handoff.written", chars=len(view.text), cap=view.summary.get("cap"),
+                         up_to=zones.up_to, source=result.kind)
+            if self.models is not None:
+                self.models.submit(self.hive, bee, runtime.effective, zones, [],
+                                   runtime.inflight)
+
+    @staticmethod
+    def _take_condensed(zones: Any, result: ModelResult, ctx: Context) -> bool:
+        condensed = result.condensed
+        if condensed is None or condensed.level == TRUNCATION:
+            return False
+        if not replace_condensed(zones, result.seqs[0], result.content, condensed.text,
+                                 condensed.level):
+            return False  # folded meanwhile: the text stays in the cache for rebuilds
+        fold_if_over(zones, ctx, Changes())
+        return True
+
+    @staticmethod
+    def _take_folded(zones: Any, result: ModelResult, ctx: Context) -> bool:
+        pending = zones.pending_folds
+        if (result.folded is None or not pending or zones.chain is None
+                or [item.seq for item in pending[0]] != result.seqs):
+            return False  # rebuilt or reset meanwhile: nothing to replace
+        batch = pending.pop(0)
+        chain = compose_recit(zones.chain, result.folded.recit, batch, ctx,
+                              zones.first_lighthouse)
+        if pending:
+            zones.chain = chain
+            return False
+        zones.recit = chain
+        zones.recit_level = result.folded.level
+        zones.chain = None
+        return True
 
     def _log_pass(self, outcome: Pass) -> None:
         zones = outcome.state.zones
@@ -358,10 +443,3 @@ class HiveService:
         for runtime in self.bees.values():
             runtime.state = None
             runtime.last_text = None
-
-    def flags_key_changed(self, bee: str) -> bool:
-        runtime = self.bees.get(bee)
-        if runtime is None or runtime.effective is None or runtime.state is None:
-            return False
-        return bool(runtime.state.settings_key != settings_key(
-            runtime.effective, read_flags(self.hive, bee)))

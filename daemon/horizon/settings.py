@@ -5,9 +5,12 @@ Pure: files are read in `settings_files`; here a layer is already a Python mappi
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -172,7 +175,24 @@ def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
             reason = f"unknown provider ({reason}); known: {', '.join(PROVIDERS)}"
         raise SettingsError(source, key, reason) from None
     validate_layer(config.horizon, source)
+    for name, provider in config.providers.items():
+        _check_provider_url(name, provider, source)
     return config
+
+
+def _check_provider_url(name: str, provider: ProviderConfig, source: str) -> None:
+    """Journals hold secrets: a provider off the loopback must be allowed explicitly."""
+    key = f"providers.{name}.url"
+    parts = urlsplit(provider.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SettingsError(source, key, "expected an http:// or https:// URL with a host")
+    host = parts.hostname
+    loopback = host == "localhost"
+    with contextlib.suppress(ValueError):
+        loopback = loopback or ipaddress.ip_address(host).is_loopback
+    if not loopback and not provider.allow_remote:
+        raise SettingsError(source, key, f"{host} is not on the loopback; journals hold "
+                            "secrets: set \"allow_remote\": true to send them there")
 
 
 class Layer(msgspec.Struct, frozen=True):

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +69,12 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
         report.update(entries=0, rejected=0, up_to=0, derived=False)
         return report
     zones = state.zones
+    sources = Counter(item.source for item in zones.condense)
     report.update(
         derived=True, entries=zones.accepted, rejected=zones.rejected, up_to=zones.up_to,
         level=state.level, mismatched_flags=state.mismatched_flags,
+        summarizer={"recit": zones.recit_level, "condense": dict(sources),
+                    "pending_folds": len(zones.pending_folds), "fallbacks": state.fallbacks},
     )
     if settings is not None:
         report["mode"] = "horizon" if settings.actif else "handoff"
@@ -168,5 +172,19 @@ def _print(reports: list[dict[str, Any]]) -> None:
             table.add_row(bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")),
                           str(bee.get("rejected", "-")), str(bee["segments"]),
                           f"{bee.get('lag_bytes', 0)} B", zone("net"), zone("condense"),
-                          zone("recit"), bee.get("level", "-"), "; ".join(notes))
+                          zone("recit"), _levels(bee), "; ".join(notes))
         console.print(table)
+
+
+def _levels(bee: dict[str, Any]) -> str:
+    """Which level wrote the current texts, and how often a model fell back."""
+    summary = bee.get("summarizer")
+    if not summary:
+        return "-"
+    condensed = ", ".join(f"{level}×{count}" for level, count in summary["condense"].items())
+    text = f"récit {summary['recit']}"
+    if condensed:
+        text += f"; condensé {condensed}"
+    if summary["fallbacks"]:
+        text += f"; {summary['fallbacks']} fallbacks"
+    return text

@@ -37,6 +37,7 @@ class BeeState(msgspec.Struct, kw_only=True):
     level: str = "troncature"
     segments: dict[str, list[int]] = msgspec.field(default_factory=dict)
     mismatched_flags: list[int] = msgspec.field(default_factory=list)
+    fallbacks: int = 0  # model calls that fell back a level, over the bee's life
 
 
 _encoder = msgspec.json.Encoder()

@@ -66,6 +66,8 @@ class Changes:
     evicted: list[int] = field(default_factory=list)
     folded: list[int] = field(default_factory=list)
     folds: int = 0
+    # Evicted exchanges, answers whole, that truncation condensed while models wait.
+    to_condense: list[Item] = field(default_factory=list)
 
 
 def is_lighthouse(entry: Entry, settings: HorizonSettings) -> bool:
@@ -161,8 +163,11 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     zones.net = [*kept, last]
     zones.net_chars = sum(item.chars for item in zones.net)
     for item in sorted(leaving, key=lambda item: item.seq):
+        original = msgspec.structs.replace(item)
         _enter_condense(zones, item, ctx)
         changes.evicted.append(item.seq)
+        if ctx.summarizer.models and item.source == TRUNCATION:
+            changes.to_condense.append(original)
     _fold_if_over(zones, ctx, changes)
 
 
