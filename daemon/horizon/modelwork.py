@@ -16,22 +16,12 @@ from typing import Any
 from horizon.blocks import Item
 from horizon.logs import get_logger
 from horizon.settings import Effective, GlobalConfig
-from horizon.summarize.base import Condensed, Folded
+from horizon.summarize.base import ModelResult
 from horizon.summarize.cache import SummaryCache, hive_cache
-from horizon.summarize.cascade import Cascade, Fallback, Providers
+from horizon.summarize.cascade import Cascade, Providers
 
 WORKERS = 2
 log = get_logger()
-
-
-@dataclass
-class ModelResult:
-    kind: str  # "condense" or "fold"
-    seqs: list[int]
-    content: str = ""
-    condensed: Condensed | None = None
-    folded: Folded | None = None
-    fallbacks: list[Fallback] = field(default_factory=list)
 
 
 @dataclass

@@ -24,8 +24,9 @@ from horizon.hive import discover, file_signature
 from horizon.journal import live_name
 from horizon.lock import HiveLock
 from horizon.logs import get_logger
-from horizon.manifest import Clamp, Manifest, read_manifest
-from horizon.modelwork import InFlight, ModelResult, ModelWork
+from horizon.manifest import Manifest, read_manifest
+from horizon.modelwork import InFlight, ModelWork
+from horizon.passlog import log_pass
 from horizon.render import render
 from horizon.rotation import finish_rotations, rotate, seal
 from horizon.settings import Effective, GlobalConfig, SettingsError
@@ -39,9 +40,9 @@ from horizon.store import (
     save,
     save_state,
 )
-from horizon.summarize.base import TRUNCATION
+from horizon.summarize.base import ModelResult
 from horizon.summarize.cascade import level_names
-from horizon.zones import Changes, Context, compose_recit, fold_if_over, replace_condensed
+from horizon.upgrades import take_condensed, take_folded
 
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -208,7 +209,7 @@ class HiveService:
         runtime.last_text = outcome.view.text
         self._recovered(runtime)
         if changed:
-            self._log_pass(outcome)
+            log_pass(outcome)
         self._maybe_rotate(runtime)
         if self.models is not None:
             self.models.submit(self.hive, runtime.name, runtime.effective, runtime.state.zones,
@@ -239,9 +240,9 @@ class HiveService:
                           level_names(self.config, runtime.effective), cache)
             zones = state.zones
             if result.kind == "condense":
-                changed = self._take_condensed(zones, result, ctx)
+                changed = take_condensed(zones, result, ctx)
             else:
-                changed = self._take_folded(zones, result, ctx)
+                changed = take_folded(zones, result, ctx)
             if changed:
                 view = render(zones, bee, runtime.effective.horizon, runtime.effective.mission)
                 try:
@@ -257,64 +258,6 @@ class HiveService:
             if self.models is not None:
                 self.models.submit(self.hive, bee, runtime.effective, zones, [],
                                    runtime.inflight)
-
-    @staticmethod
-    def _take_condensed(zones: Any, result: ModelResult, ctx: Context) -> bool:
-        condensed = result.condensed
-        if condensed is None or condensed.level == TRUNCATION:
-            return False
-        if not replace_condensed(zones, result.seqs[0], result.content, condensed.text,
-                                 condensed.level):
-            return False  # folded meanwhile: the text stays in the cache for rebuilds
-        fold_if_over(zones, ctx, Changes())
-        return True
-
-    @staticmethod
-    def _take_folded(zones: Any, result: ModelResult, ctx: Context) -> bool:
-        pending = zones.pending_folds
-        if (result.folded is None or not pending or zones.chain is None
-                or [item.seq for item in pending[0]] != result.seqs):
-            return False  # rebuilt or reset meanwhile: nothing to replace
-        batch = pending.pop(0)
-        chain = compose_recit(zones.chain, result.folded.recit, batch, ctx,
-                              zones.first_lighthouse)
-        if pending:
-            zones.chain = chain
-            return False
-        zones.recit = chain
-        zones.recit_level = result.folded.level
-        zones.chain = None
-        return True
-
-    def _log_pass(self, outcome: Pass) -> None:
-        zones = outcome.state.zones
-        if outcome.missing_segment:
-            log.warning("journal.replaced", reason=outcome.missing_segment, rebuilt=True)
-        if outcome.notes.replaced:
-            log.warning("journal.replaced", reason=outcome.notes.replaced,
-                        seq_after=outcome.state.checkpoint.seq)
-        for segment, count in outcome.notes.late_lines.items():
-            log.warning("archive.late_lines", segment=segment, lines=count)
-        clamps = [r.seq for r in outcome.notes.records if isinstance(r, Clamp)]
-        if clamps:
-            log.warning("entry.clock_skew", count=len(clamps), seqs=clamps[:10])
-        if outcome.read:
-            log.info("journal.ingested", lines=outcome.read, up_to=zones.up_to,
-                     rebuilt=outcome.rebuilt)
-        if outcome.rejections:
-            log.warning("entry.rejected", count=sum(outcome.rejections.values()),
-                        reasons=dict(outcome.rejections), first_seqs=outcome.first_rejected)
-        if outcome.changes.evicted:
-            log.info("zone.evicted", count=len(outcome.changes.evicted),
-                     seqs=outcome.changes.evicted[:20])
-        if outcome.changes.folds:
-            log.info("zone.folded", batches=outcome.changes.folds,
-                     count=len(outcome.changes.folded), summarizer=outcome.state.level)
-        if outcome.view.guard_cut:
-            log.error("render.guard_cut", chars=len(outcome.view.text))
-        log.info("handoff.written", chars=len(outcome.view.text),
-                 cap=outcome.view.summary.get("cap"), up_to=zones.up_to,
-                 mode=outcome.view.summary.get("mode"))
 
     def _maybe_rotate(self, runtime: BeeRuntime) -> None:
         state = runtime.state

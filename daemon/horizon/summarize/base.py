@@ -27,6 +27,24 @@ class Folded(msgspec.Struct, frozen=True):
     level: str
 
 
+class Fallback(msgspec.Struct, frozen=True):
+    """A model level that could not answer, and why (safe to log: no text, no key)."""
+
+    level: str
+    reason: str
+
+
+class ModelResult(msgspec.Struct):
+    """What a model worker brings back to the main loop for one bee."""
+
+    kind: str  # "condense" or "fold"
+    seqs: list[int]
+    content: str = ""
+    condensed: Condensed | None = None
+    folded: Folded | None = None
+    fallbacks: list[Fallback] = msgspec.field(default_factory=list)
+
+
 class Summarizer(Protocol):
     """Condenses one evicted exchange and folds a batch of condensed ones into the récit.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from horizon.blocks import Item
 from horizon.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
 from horizon.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.summarize.base import TRUNCATION, Condensed, Folded
+from horizon.summarize.base import TRUNCATION, Condensed, Fallback, Folded
 from horizon.summarize.cache import SummaryCache, cache_key
 from horizon.summarize.prompts import (
     CONDENSE_SYSTEM,
@@ -54,12 +54,6 @@ class Breaker:
 
     def reset(self) -> None:
         self.open_until = 0.0
-
-
-@dataclass(frozen=True)
-class Fallback:
-    level: str
-    reason: str
 
 
 class Providers:
