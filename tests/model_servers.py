@@ -79,14 +79,14 @@ class ModelServer:
             self.problems.append("messages")
         if self.wire == "ollama" and body.get("stream") is not False:
             self.problems.append("stream is not false")
-        if self.wire == "openai" and self.api_key is not None:
-            if headers.get("Authorization") != f"Bearer {self.api_key}":
-                self.problems.append("authorization header")
+        if (self.wire == "openai" and self.api_key is not None
+                and headers.get("Authorization") != f"Bearer {self.api_key}"):
+            self.problems.append("authorization header")
 
 
 def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # quiet test output
 
         def do_POST(self) -> None:

@@ -139,6 +139,10 @@ class Daemon:
     def _stop(self) -> int:
         notify.notify("STOPPING=1")
         log.info("daemon.stopping")
+        # Pause and empty the scheduler first: a one-shot job firing during shutdown
+        # would otherwise be looked up after its removal (JobLookupError in its thread).
+        self.scheduler.pause()
+        self.scheduler.remove_all_jobs()
         self.scheduler.shutdown(wait=False)
         if self.watcher is not None:
             self.watcher.stop()
@@ -222,7 +226,9 @@ class Daemon:
         self.scheduler.add_job(
             self.items.put, "date", run_date=datetime.now(UTC) + timedelta(seconds=delay),
             args=[("process", service.hive, bee)], id=f"process:{service.hive}:{bee}",
-            replace_existing=True, misfire_grace_time=None, coalesce=True,
+            # The job only posts to the queue; a second copy must never be skipped, or
+            # a write could be left waiting for the next sweep.
+            replace_existing=True, misfire_grace_time=None, coalesce=True, max_instances=16,
         )
 
     def _request_reload(self) -> None:
@@ -230,6 +236,7 @@ class Daemon:
             self.items.put, "date",
             run_date=datetime.now(UTC) + timedelta(seconds=RELOAD_SETTLE_S),
             args=[("reload",)], id="reload", replace_existing=True, misfire_grace_time=None,
+            max_instances=4,
         )
 
     def _on_event(self, path: Path) -> None:
@@ -275,6 +282,11 @@ class Daemon:
             for bee in service.changed_bees():
                 if not service.bees[bee].dirty:
                     self._written(service, bee)
+            now = time.monotonic()
+            for bee, runtime in service.bees.items():
+                # A pass overdue by a whole poll: its job was lost; post it directly.
+                if runtime.dirty and now > service.due_at(runtime) + self.config.poll_s:
+                    self.items.put(("process", service.hive, bee))
             if service.settings_changed():
                 reload_needed = True
         if reload_needed:

@@ -74,6 +74,12 @@ def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
         _handlers.append(stream)
     for handler in _handlers:
         root.addHandler(handler)
+    # The libraries' own warnings go to the same outputs, as JSON lines like ours.
+    for name in ("apscheduler", "watchdog"):
+        library = logging.getLogger(name)
+        library.handlers = list(_handlers)
+        library.setLevel(logging.WARNING)
+        library.propagate = False
     structlog.configure(
         processors=[*_pre_chain(), structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),

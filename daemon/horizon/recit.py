@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
 from horizon.text import flatten, quoted_lines
@@ -44,10 +46,38 @@ class Recit(msgspec.Struct, frozen=True):
         return not self.paroles and not any(self.sections.values())
 
 
+@functools.lru_cache(maxsize=4096)
+def _quote_lines(seq: int, text: str) -> tuple[str, ...]:
+    lines = quoted_lines(text)
+    lines[0] = f"> #{seq} — " + lines[0][2:] if lines[0] != ">" else f"> #{seq} —"
+    return tuple(lines)
+
+
 def quote_lines(quote: Quote) -> list[str]:
-    lines = quoted_lines(quote.text)
-    lines[0] = f"> #{quote.seq} — " + lines[0][2:] if lines[0] != ">" else f"> #{quote.seq} —"
-    return lines
+    return list(_quote_lines(quote.seq, quote.text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _quote_size(seq: int, text: str) -> int:
+    return sum(len(line) + 1 for line in _quote_lines(seq, text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _line(text: str) -> str:
+    return "> - " + flatten(text)
+
+
+def recit_size(recit: Recit, mission: str | None) -> int:
+    """len(render_recit(recit, mission)), by arithmetic: folds measure often."""
+    if recit.is_empty() and not mission:
+        return 0
+    size = len(TITLE) + 1 + sum(len(section) + 5 for section in SECTIONS) + 1
+    if mission:
+        size += sum(len(line) + 1 for line in quoted_lines(mission))
+    size += sum(_quote_size(quote.seq, quote.text) for quote in recit.paroles)
+    for name in FREE_SECTIONS:
+        size += sum(len(_line(line.text)) + 1 for line in recit.lines_of(name))
+    return size
 
 
 def section_body(recit: Recit, section: str, mission: str | None) -> list[str]:
@@ -56,7 +86,7 @@ def section_body(recit: Recit, section: str, mission: str | None) -> list[str]:
         return quoted_lines(mission) if mission else []
     if section == PAROLES:
         return [line for quote in recit.paroles for line in quote_lines(quote)]
-    return ["> - " + flatten(line.text) for line in recit.lines_of(section)]
+    return [_line(line.text) for line in recit.lines_of(section)]
 
 
 def render_recit(recit: Recit, mission: str | None, dropped: frozenset[str] = frozenset()
@@ -79,14 +109,14 @@ def bound_recit(recit: Recit, mission: str | None, budget: int
 
     Returns the bounded récit and the mission still shown (None once dropped).
     """
-    if len(render_recit(recit, mission)) <= budget:
+    if recit_size(recit, mission) <= budget:
         return recit, mission
     sections = {name: list(recit.lines_of(name)) for name in FREE_SECTIONS}
     paroles = list(recit.paroles)
 
     def size() -> int:
         bounded = Recit({k: tuple(v) for k, v in sections.items() if v}, tuple(paroles))
-        return len(render_recit(bounded, mission))
+        return recit_size(bounded, mission)
 
     # One pass measuring the drop of each line keeps this linear in the number of lines.
     excess = size() - budget
@@ -98,9 +128,11 @@ def bound_recit(recit: Recit, mission: str | None, budget: int
         if excess <= 0:
             break
         dropped_line = sections[name].pop(0)
-        excess -= len("> - " + flatten(dropped_line.text)) + 1
+        excess -= len(_line(dropped_line.text)) + 1
     if size() > budget and mission:
         mission = None
-    while paroles and size() > budget:
+    excess = size() - budget
+    while paroles and excess > 0:
+        excess -= _quote_size(paroles[0].seq, paroles[0].text)
         paroles.pop(0)
     return Recit({k: tuple(v) for k, v in sections.items() if v}, tuple(paroles)), mission

@@ -160,7 +160,10 @@ class HiveService:
     def process(self, bee: str, *, sweep_only: bool = False) -> Pass | None:
         """Read what is new for `bee`, step its zones, write its view when it changed."""
         runtime = self.bees.get(bee)
-        if runtime is None or runtime.effective is None:
+        if runtime is None:
+            return None
+        if runtime.effective is None:
+            runtime.dirty = False  # refused settings: untouched until a reload fixes them
             return None
         runtime.dirty = False
         runtime.first_dirty = None

@@ -21,6 +21,8 @@ _METADATA_ESCAPED = frozenset("\\`*_#[]<>|")
 
 def clean(text: str) -> str:
     """Unify line breaks to `\\n` and drop control and bidi characters (TAB kept)."""
+    if text.isprintable():
+        return text  # no break, no control, no format character: nothing to do
     # splitlines() knows every break Python recognises (\r\n, \r, \v, \f, \x1c-\x1e,
     # \x85, \u2028, \u2029); a trailing break must survive as an empty last line.
     lines = text.splitlines()
@@ -41,6 +43,15 @@ def cut(text: str, limit: int) -> str:
     if limit <= 0:
         return ""
     return text[: limit - 1] + ELLIPSIS
+
+
+def flat_cut(text: str, limit: int) -> str:
+    """cut(flatten(text), limit), reading only the head of a long text when it suffices."""
+    head = text[: limit * 4 + 64]
+    flat = flatten(head)
+    if len(head) == len(text) or len(flat) > limit:
+        return cut(flat, limit)
+    return cut(flatten(text), limit)
 
 
 def metadata(text: str) -> str:

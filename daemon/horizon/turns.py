@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from horizon.entries import Entry
 from horizon.settings import HorizonSettings
-from horizon.text import cut, flatten, metadata
+from horizon.text import flat_cut, metadata
 
 DEFAULT_ASKER = "user"
 
@@ -17,9 +17,9 @@ def turn_lines(entry: Entry, bee: str, ligne_max: int) -> list[str]:
     """The question under its `from` (or `user`), the answer under the bee's name."""
     lines = []
     for role, text in ((entry.sender or DEFAULT_ASKER, entry.question), (bee, entry.answer)):
-        flat = flatten(text)
+        flat = flat_cut(text, ligne_max)
         if flat:
-            lines.append(turn_prefix(role) + cut(flat, ligne_max))
+            lines.append(turn_prefix(role) + flat)
     return lines
 
 

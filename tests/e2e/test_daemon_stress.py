@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -133,6 +134,14 @@ def check_log_is_quiet(root: Path) -> None:
     assert not loud, loud[:5]
 
 
+def check_stderr_is_empty(daemon: Daemon) -> None:
+    """Off a terminal the daemon logs only JSON lines to its log file: anything on stderr is
+    a stray traceback or a library warning (a lost scheduler job, a thread that died)."""
+    stderr = daemon.stderr()
+    assert stderr == "", "the daemon wrote to stderr (the checks above passed):\n" + (
+        stderr[-3000:])
+
+
 # -- 1. rotation under four concurrent writer processes ---------------------------------------
 
 
@@ -184,7 +193,7 @@ def test_rotation_under_four_concurrent_writer_processes(tmp_path: Path) -> None
                    if e.get("event") == "journal.ingested")
     assert ingested == total, "a line was read twice (or never) by the daemon"
     check_log_is_quiet(tmp_path)
-    assert "Traceback" not in daemon.stderr(), daemon.stderr()[-3000:]
+    check_stderr_is_empty(daemon)
 
 
 # -- 2. kill -9 at random moments --------------------------------------------------------------
@@ -228,15 +237,15 @@ def test_kill_9_at_random_moments_loses_nothing_and_never_shows_a_partial_view(
     stop_file = tmp_path / "stop"
     daemon = Daemon(config, tmp_path)
     reader = HandoffReader(handoff_path(hive))
-    writers: dict[str, Any] = {}
+    writers: dict[str, subprocess.Popen[str]] = {}
     started = 0
     try:
         daemon.start()
         reader.start()
         writers = {
-            "orage": start_writer(live_journal(hive), "orage", STORM_MAX, "append", 0.004,
+            "orage": start_writer(live_journal(hive), "orage", STORM_MAX, "append", 0.008,
                                   seed, stop_file),
-            "tenace": start_writer(live_journal(hive), "tenace", STORM_MAX, "hold", 0.008,
+            "tenace": start_writer(live_journal(hive), "tenace", STORM_MAX, "hold", 0.016,
                                    seed + 1, stop_file),
         }
         for round_ in range(KILL_ROUNDS):
@@ -271,6 +280,8 @@ def test_kill_9_at_random_moments_loses_nothing_and_never_shows_a_partial_view(
             daemon.kill()
     reader.join(timeout=10)
 
+    print(f"{daemon.starts} daemon starts, {sum(counts.values())} lines, "
+          f"{reader.reads} reads of handoff.md")
     assert reader.reads > 0
     assert not reader.bad, f"{len(reader.bad)} bad reads of {reader.reads}: {reader.bad[:5]}"
     files = check_journal_files(hive, counts)
@@ -279,4 +290,4 @@ def test_kill_9_at_random_moments_loses_nothing_and_never_shows_a_partial_view(
     assert state["checkpoint"]["seq"] == total
     assert len(handoff_path(hive).read_text(encoding="utf-8")) <= CAP
     check_log_is_quiet(tmp_path)
-    assert "Traceback" not in daemon.stderr(), daemon.stderr()[-3000:]
+    check_stderr_is_empty(daemon)

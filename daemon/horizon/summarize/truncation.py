@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from horizon.blocks import Item
 from horizon.recit import DECISIONS, ERRORS, FILES, NEXT, WORK, Line, Recit
 from horizon.summarize.base import TRUNCATION, Condensed, Folded
-from horizon.text import cut, flatten, named_paths
+from horizon.text import cut, flat_cut, flatten, named_paths
 
 LEVEL = TRUNCATION
 WORK_ITEMS = 3
@@ -40,7 +40,7 @@ class Truncation:
         return False
 
     def condense(self, exchange: Item) -> Condensed:
-        return Condensed(cut(flatten(exchange.answer), self.ligne_max), LEVEL)
+        return Condensed(flat_cut(exchange.answer, self.ligne_max), LEVEL)
 
     def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         return Folded(self.fold_recit(recit, batch), LEVEL)

@@ -1,0 +1,377 @@
+"""horizon against the floor of its own work: every figure is measured side by side in one
+run and reported as a ratio or against a target (README, "Performance").
+
+    python bench/run.py            # full sizes, medians of --runs runs
+    python bench/run.py --smoke    # tiny sizes: proves the harness still works
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from horizon.engine import commit, run_pass
+from horizon.journal import archive_name
+from horizon.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.store import load_state
+
+HERE = Path(__file__).resolve().parent
+BEE = "mia"
+HORIZON = Path(sys.executable).parent / "horizon"
+
+
+@dataclass
+class Sizes:
+    ingest: int = 100_000
+    history: int = 200_000
+    segment: int = 500
+    bees_fresh: int = 100
+    fresh_seconds: float = 20.0
+    bees_scale: int = 1000
+    entries_scale: int = 100
+    idle_seconds: float = 10.0
+
+
+SMOKE = Sizes(ingest=2_000, history=3_000, segment=500, bees_fresh=5, fresh_seconds=2.0,
+              bees_scale=20, entries_scale=20, idle_seconds=1.0)
+
+
+def line(number: int, now: float) -> bytes:
+    record = {"ts": now - 3600 + number * 0.001, "type": "tool" if number % 3 else "task",
+              "tool": "bash",
+              "question": f"étape {number} : lance les tests de src/mod{number % 50}.py",
+              "answer": f"Les tests passent ({number % 7} avertissements). " * (1 + number % 9)}
+    if number % 17 == 0:
+        record.update(type="conversation", **{"from": "apicultrice"})
+    return json.dumps(record, ensure_ascii=False).encode() + b"\n"
+
+
+def write_history(window: Path, count: int, segment: int, now: float) -> None:
+    """`count` lines: full archive segments of `segment` lines, the rest live."""
+    (window / "archive").mkdir(parents=True, exist_ok=True)
+    number = 0
+    segments = count // segment if count > segment else 0
+    for index in range(1, segments + 1):
+        with (window / "archive" / archive_name(BEE, index)).open("wb") as out:
+            out.write(b"".join(line(number + i, now) for i in range(segment)))
+        number += segment
+    with (window / f"{BEE}-messages.jsonl").open("wb") as out:
+        out.write(b"".join(line(i, now) for i in range(number, count)))
+
+
+def effective() -> Effective:
+    return Effective(HorizonSettings(actif=True), {}, "Garder la ruche en bon état", None)
+
+
+def median(run: Callable[[], float], runs: int) -> float:
+    return statistics.median(run() for _ in range(runs))
+
+
+# -- 1. ingest throughput ---------------------------------------------------------------
+
+def floor_rate(paths: list[Path], count: int) -> float:
+    """Lines read and decoded with msgspec, nothing else: the physical floor."""
+    decode = msgspec.json.decode
+    start = time.perf_counter()
+    for path in paths:
+        with path.open("rb") as stream:
+            for raw in stream:
+                decode(raw)
+    return count / (time.perf_counter() - start)
+
+
+def ingest(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
+    hive = root / "ingest"
+    write_history(hive / "window", sizes.ingest, 10**9, time.time())
+    paths = [hive / "window" / f"{BEE}-messages.jsonl"]
+
+    def horizon_rate() -> float:
+        start = time.perf_counter()
+        outcome = run_pass(hive, BEE, GlobalConfig(), effective(), time.time(), None)
+        commit(hive, BEE, outcome)
+        return sizes.ingest / (time.perf_counter() - start)
+
+    floor = median(lambda: floor_rate(paths, sizes.ingest), runs)
+    ours = median(horizon_rate, runs)
+    return {"floor_entries_per_s": round(floor), "horizon_entries_per_s": round(ours),
+            "ratio": round(ours / floor, 3)}
+
+
+# -- 2. cost independent of history -----------------------------------------------------
+
+def batch_cost(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
+    now = time.time()
+    costs = {}
+    for label, count in (("small", 100), ("large", sizes.history)):
+        hive = root / f"history-{label}"
+        write_history(hive / "window", count, sizes.segment, now)
+        commit(hive, BEE, run_pass(hive, BEE, GlobalConfig(), effective(), now, None))
+        live = hive / "window" / f"{BEE}-messages.jsonl"
+        samples = []
+        for run in range(max(runs, 5)):
+            state = load_state(hive, BEE)
+            with live.open("ab") as out:
+                out.write(b"".join(line(count + run * 10 + i, now) for i in range(10)))
+            start = time.perf_counter()
+            outcome = run_pass(hive, BEE, GlobalConfig(), effective(), now, state)
+            commit(hive, BEE, outcome)
+            samples.append(time.perf_counter() - start)
+        costs[label] = statistics.median(samples)
+    return {"history_small": 100, "history_large": sizes.history,
+            "batch_of_10_small_ms": round(costs["small"] * 1000, 3),
+            "batch_of_10_large_ms": round(costs["large"] * 1000, 3),
+            "ratio": round(costs["large"] / costs["small"], 3)}
+
+
+# -- the daemon ---------------------------------------------------------------------------
+
+class Daemon:
+    """`horizon run` with a notify socket, so READY=1 is seen the moment it is sent."""
+
+    def __init__(self, root: Path, hives: list[Path], debounce: float) -> None:
+        self.config = root / "config.json"
+        self.config.write_text(json.dumps({
+            "hives": [str(h) for h in hives], "poll_s": 2, "sweep_s": 60,
+            "log": {"dir": str(root / "logs")},
+            "horizon": {"debounce_s": debounce, "max_wait_s": max(debounce, 0.1)},
+        }))
+        self.log = root / "logs" / "horizon.jsonl"
+        self.socket_path = root / "notify.sock"
+        self.socket_path.unlink(missing_ok=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.socket_path))
+        self.ready_at: float | None = None
+        self.started_at = 0.0
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, NOTIFY_SOCKET=str(self.socket_path))
+        self.started_at = time.monotonic()
+        self.process = subprocess.Popen([str(HORIZON), "run", "--config", str(self.config)],
+                                        env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        self.sock.settimeout(120)
+        while True:
+            message = self.sock.recv(4096).decode()
+            if "READY=1" in message.split("\n"):
+                self.ready_at = time.monotonic()
+                return
+
+    def rss_mb(self) -> float:
+        assert self.process is not None
+        for entry in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if entry.startswith("VmRSS:"):
+                return int(entry.split()[1]) / 1024
+        return 0.0
+
+    def cpu_seconds(self) -> float:
+        assert self.process is not None
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+        self.sock.close()
+
+
+# -- 3. end-to-end freshness --------------------------------------------------------------
+
+def freshness(root: Path, sizes: Sizes) -> dict[str, Any]:
+    debounce = 0.05
+    hive = root / "fresh" / "hive"
+    bees = [f"b{index:03d}" for index in range(sizes.bees_fresh)]
+    (hive / "window").mkdir(parents=True)
+    (hive / "bees").mkdir()
+    for bee in bees:
+        (hive / "bees" / f"{bee}.toml").write_text("[horizon]\nactif = true\n")
+    daemon = Daemon(root / "fresh", [hive], debounce)
+    daemon.start()
+    written: list[tuple[str, int, float]] = []
+    counts = dict.fromkeys(bees, 0)
+    rng = random.Random(1)
+    deadline = time.monotonic() + sizes.fresh_seconds
+    while time.monotonic() < deadline:
+        bee = rng.choice(bees)
+        counts[bee] += 1
+        record = json.dumps({"ts": time.time(), "type": "task", "question": "q",
+                             "answer": "a" * rng.randint(10, 400)}).encode() + b"\n"
+        fd = os.open(hive / "window" / f"{bee}-messages.jsonl",
+                     os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        os.write(fd, record)
+        os.close(fd)
+        written.append((bee, counts[bee], time.time()))
+        time.sleep(rng.expovariate(200))  # ~200 lines/s over the hive
+    time.sleep(1.0)
+    daemon.stop()
+    seen: dict[str, list[tuple[int, float]]] = {}
+    for raw in daemon.log.read_text().splitlines():
+        event = json.loads(raw)
+        if event.get("event") == "handoff.written" and "bee" in event:
+            when = datetime.fromisoformat(event["ts"]).timestamp()
+            seen.setdefault(event["bee"], []).append((event["up_to"], when))
+    delays = []
+    for bee, seq, at in written:
+        shown = next((when for up_to, when in seen.get(bee, []) if up_to >= seq), None)
+        if shown is not None:
+            delays.append(shown - at)
+    delays.sort()
+    p50 = delays[len(delays) // 2] if delays else float("nan")
+    p99 = delays[int(len(delays) * 0.99)] if delays else float("nan")
+    return {"bees": sizes.bees_fresh, "lines": len(written), "debounce_s": debounce,
+            "p50_ms": round(p50 * 1000, 1), "p99_ms": round(p99 * 1000, 1),
+            "unseen": len(written) - len(delays)}
+
+
+# -- 4. scale -------------------------------------------------------------------------------
+
+def scale(root: Path, sizes: Sizes) -> dict[str, Any]:
+    hive = root / "scale" / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "bees").mkdir()
+    now = time.time()
+    for index in range(sizes.bees_scale):
+        bee = f"b{index:04d}"
+        (hive / "window" / f"{bee}-messages.jsonl").write_bytes(
+            b"".join(line(i, now) for i in range(sizes.entries_scale)))
+    first = Daemon(root / "scale", [hive], 0.1)
+    first.start()  # the first start derives every bee
+    first.stop()
+    daemon = Daemon(root / "scale", [hive], 0.1)
+    daemon.start()  # resuming from checkpoints
+    assert daemon.ready_at is not None
+    ready_s = daemon.ready_at - daemon.started_at
+    rss = daemon.rss_mb()
+    time.sleep(1.0)
+    before = daemon.cpu_seconds()
+    time.sleep(sizes.idle_seconds)
+    idle = (daemon.cpu_seconds() - before) / sizes.idle_seconds
+    daemon.stop()
+    return {"bees": sizes.bees_scale, "entries_each": sizes.entries_scale,
+            "ready_s": round(ready_s, 3), "rss_mb": round(rss, 1),
+            "idle_cpu_percent": round(idle * 100, 2)}
+
+
+# -- 5. rebuild -----------------------------------------------------------------------------
+
+def rebuild(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
+    hive = root / "rebuild" / "hive"
+    now = time.time()
+    write_history(hive / "window", sizes.history, sizes.segment, now)
+    paths = sorted((hive / "window" / "archive").glob(f"{BEE}-messages.*.jsonl"))
+    paths.append(hive / "window" / f"{BEE}-messages.jsonl")
+    config = root / "rebuild" / "config.json"
+    config.write_text(json.dumps({"horizon": {"actif": True}}))
+
+    def timed() -> tuple[float, float]:
+        start = time.perf_counter()
+        command = [str(HORIZON), "rebuild", str(hive), BEE, "--config", str(config)]
+        child = subprocess.Popen([sys.executable, str(HERE / "peak.py"), *command],
+                                 stdout=subprocess.PIPE)
+        out, _ = child.communicate()
+        elapsed = time.perf_counter() - start
+        return elapsed, float(out.decode().strip() or 0)
+
+    samples = [timed() for _ in range(runs)]
+    elapsed = statistics.median(s[0] for s in samples)
+    peak = max(s[1] for s in samples)
+    floor = median(lambda: floor_rate(paths, sizes.history), runs)
+    return {"entries": sizes.history, "segments": len(paths), "seconds": round(elapsed, 3),
+            "entries_per_s": round(sizes.history / elapsed),
+            "ratio_to_floor": round(sizes.history / elapsed / floor, 3),
+            "peak_rss_mb": round(peak, 1)}
+
+
+# -- the report -------------------------------------------------------------------------------
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    def row(name: str, measured: float, target: str, met: bool) -> dict[str, Any]:
+        return {"name": name, "measured": measured, "target": target, "met": bool(met)}
+
+    fresh = results["freshness"]
+    budget_ms = fresh["debounce_s"] * 1000 + 100
+    return [
+        row("ingest throughput vs floor", results["ingest"]["ratio"], ">= 0.3",
+            results["ingest"]["ratio"] >= 0.3),
+        row("batch of 10: 200k vs 100 history", results["history"]["ratio"], "<= 1.2",
+            results["history"]["ratio"] <= 1.2),
+        row("freshness p99 (ms)", fresh["p99_ms"], f"<= {budget_ms:.0f}",
+            fresh["p99_ms"] <= budget_ms and fresh["unseen"] == 0),
+        row("scale: RSS after catch-up (MB)", results["scale"]["rss_mb"], "<= 200",
+            results["scale"]["rss_mb"] <= 200),
+        row("scale: start to READY (s)", results["scale"]["ready_s"], "<= 3",
+            results["scale"]["ready_s"] <= 3),
+        row("scale: idle CPU (% of a core)", results["scale"]["idle_cpu_percent"], "< 1",
+            results["scale"]["idle_cpu_percent"] < 1),
+        row("rebuild peak memory (MB)", results["rebuild"]["peak_rss_mb"], "<= 150",
+            results["rebuild"]["peak_rss_mb"] <= 150),
+    ]
+
+
+def machine() -> dict[str, Any]:
+    return {"python": platform.python_version(), "platform": platform.platform(),
+            "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run")
+    parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    args = parser.parse_args()
+    sizes = SMOKE if args.smoke else Sizes()
+    runs = 1 if args.smoke else args.runs
+    root = Path(tempfile.mkdtemp(prefix="horizon-bench-"))
+    try:
+        results = {
+            "ingest": ingest(root, sizes, runs),
+            "history": batch_cost(root, sizes, runs),
+            "freshness": freshness(root, sizes),
+            "scale": scale(root, sizes),
+            "rebuild": rebuild(root, sizes, runs),
+        }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    report = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
+              "smoke": args.smoke, "runs": runs, "results": results,
+              "targets": targets(results)}
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    print_table(report)
+    return 0
+
+
+def print_table(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"horizon bench — {report['date']} ({report['runs']} runs, medians)")
+    for column in ("target", "measured", "goal", "met"):
+        table.add_column(column)
+    for row in report["targets"]:
+        table.add_row(row["name"], str(row["measured"]), row["target"],
+                      "yes" if row["met"] else "NO")
+    Console(width=120).print(table)
+    print(json.dumps(report["results"], indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

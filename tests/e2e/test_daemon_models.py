@@ -1,0 +1,393 @@
+"""A real `horizon run` process with model providers on 127.0.0.1 (SPEC sections 4, 6, 8).
+
+One daemon per scenario, all running at once so the module stays short: a good model, a
+dedicated model that fails in front of a good bee's model, and both models failing in each
+mode of tests/model_servers.py. The same twenty lines go to every hive, one at a time;
+after each the test waits for the line's #seq in handoff.md and checks the cap. Then each
+scenario is checked for what an operator sees: the level that wrote the texts, the
+fallbacks logged, the calls the breakers let through, and no API key anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.daemon_harness import (
+    BEE,
+    Daemon,
+    append,
+    clean_env,
+    entry,
+    handoff,
+    header_up_to,
+    horizon,
+    make_hive,
+    wait_for,
+    write_config,
+)
+from tests.model_servers import CONDENSED, ModelServer, refused_url, serving
+
+LINES = 20
+BUDGETS = {"budget_net": 1500, "budget_condense": 1200, "budget_recit": 1500}
+CAP = sum(BUDGETS.values())
+KEY_ENV = "HORIZON_E2E_OPENAI_KEY"
+KEY = "sk-horizon-e2e-7d41c0ffee5a1b2c3d4e5f60718293a4"
+DEDICATED = "openai/m2"  # resumeur: the dedicated model, behind the key
+OWN = "ollama/m1"  # modele: the bee's own model
+WORKERS = 2  # the daemon's model pool: at most this many calls race a breaker
+COOLDOWN_S = 30.0
+FAILURES = ("slow", "slow_short", "http500", "refused", "empty", "garbage",
+            "missing_sections", "overlong")
+# The reason each failure mode makes the cascade log, and for which kinds of call.
+REASONS = {
+    "slow": {"condense": "timeout"}, "slow_short": {"condense": "timeout"},
+    "http500": {"condense": "HTTP 500"},
+    "refused": {"condense": "connection refused"},
+    "empty": {"condense": "empty reply"},
+    "garbage": {"condense": "malformed reply"},
+    "missing_sections": {"fold": "malformed récit"},
+    "overlong": {"condense": "over-long reply", "fold": "malformed récit"},
+}
+TRIPS_BREAKER = ("slow", "slow_short", "http500", "empty", "garbage")
+
+
+@dataclass
+class TimedServer(ModelServer):
+    """A model server that also notes when each request arrived (monotonic)."""
+
+    arrivals: list[float] = field(default_factory=list)
+
+    def check(self, path: str, headers: Any, body: dict[str, Any]) -> None:
+        self.arrivals.append(time.monotonic())
+        super().check(path, headers, body)
+
+
+@dataclass
+class Scenario:
+    name: str
+    dedicated: str | None  # the dedicated openai model's mode, None: resumeur = "abeille"
+    own: str  # the bee's ollama model's mode
+    timeout_s: float = 1.0
+    slow_s: float = 3.0
+    root: Path = Path()
+    hive: Path = Path()
+    config: Path = Path()
+    daemon: Daemon | None = None
+    servers: dict[str, TimedServer] = field(default_factory=dict)
+    written: dict[int, float] = field(default_factory=dict)
+    seen: dict[int, float] = field(default_factory=dict)
+    longest: int = 0
+
+    def view(self) -> str | None:
+        """handoff.md, checked against the cap at every read."""
+        text = handoff(self.hive)
+        if text is not None:
+            self.longest = max(self.longest, len(text))
+            assert len(text) <= CAP, f"{self.name}: handoff.md {len(text)} > {CAP} chars"
+        return text
+
+    def render(self) -> dict[str, Any]:
+        result = horizon(self.config, "render", self.hive, BEE, "--json")
+        assert result.returncode == 0, result.stderr
+        summary: dict[str, Any] = json.loads(result.stdout)
+        return summary
+
+    def status(self) -> dict[str, Any]:
+        result = horizon(self.config, "status", self.hive, "--json")
+        assert result.returncode == 0, result.stderr
+        [report] = json.loads(result.stdout)["hives"]
+        bee: dict[str, Any] = next(b for b in report["bees"] if b["bee"] == BEE)
+        return bee
+
+    def fallbacks(self) -> list[dict[str, Any]]:
+        assert self.daemon is not None
+        return self.daemon.events("summarizer.fallback", BEE)
+
+
+def model_of(event: dict[str, Any]) -> str | None:
+    """The model level a `summarizer.fallback` event names, whatever its field is called."""
+    named = [value for value in event.values() if value in (DEDICATED, OWN)]
+    return named[0] if named else None
+
+
+SCENARIOS = [
+    Scenario("good", None, "good"),
+    Scenario("fallback_to_own", "http500", "good"),
+    Scenario("slow", "slow", "slow", timeout_s=3.0, slow_s=6.0),
+    Scenario("slow_short", "slow", "slow", timeout_s=0.5, slow_s=5.0),
+    *(Scenario(mode, mode, mode) for mode in FAILURES if not mode.startswith("slow")),
+]
+BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
+
+
+def serve(stack: ExitStack, scenario: Scenario, wire: str, mode: str, model: str) -> str:
+    if mode == "refused":
+        return refused_url()
+    server = TimedServer(wire, model, mode="slow" if mode.startswith("slow") else mode,
+                         slow_s=scenario.slow_s, api_key=KEY if wire == "openai" else None)
+    scenario.servers[wire] = stack.enter_context(serving(server))
+    return server.url
+
+
+def prepare(stack: ExitStack, scenario: Scenario, root: Path) -> None:
+    scenario.root = root
+    providers: dict[str, Any] = {"ollama": {
+        "url": serve(stack, scenario, "ollama", scenario.own, "m1"),
+        "timeout_s": scenario.timeout_s}}
+    resumeur = "abeille"
+    if scenario.dedicated is not None:
+        providers["openai"] = {
+            "url": serve(stack, scenario, "openai", scenario.dedicated, "m2"),
+            "timeout_s": scenario.timeout_s, "api_key_env": KEY_ENV,
+            "options": {"temperature": 0}}
+        resumeur = DEDICATED
+    scenario.hive = make_hive(root, bee_toml=f'modele = "{OWN}"\n\n[horizon]\nactif = true\n'
+                                             f'resumeur = "{resumeur}"\n')
+    scenario.config = write_config(root, scenario.hive, providers=providers,
+                                   horizon=BUDGETS)
+
+
+def line(seq: int) -> str:
+    answer = f"Étape {seq} : la page honey/page{seq}.html est composée. " + (
+        "Les gabarits, les styles et les scripts ont été relus un par un, sans surprise. " * 4)
+    if seq % 7 == 0:
+        answer += "Erreur : le test honey/test_page.py a échoué."
+    return entry(f"étape {seq} : compose honey/page{seq}.html", answer, tool="editor")
+
+
+def write_everywhere(scenarios: list[Scenario]) -> None:
+    """Line after line to every hive; each must show the line's #seq before the next."""
+    for seq in range(1, LINES + 1):
+        for scenario in scenarios:
+            append(scenario.hive, line(seq))
+            scenario.written[seq] = time.monotonic()
+        waiting = list(scenarios)
+        deadline = time.monotonic() + 20
+        while waiting:
+            for scenario in list(waiting):
+                text = scenario.view()
+                if (header_up_to(text) or 0) >= seq:
+                    scenario.seen[seq] = time.monotonic()
+                    waiting.remove(scenario)
+            assert time.monotonic() < deadline, f"#{seq} late in {[s.name for s in waiting]}"
+            time.sleep(0.01)
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Scenario]]:
+    with ExitStack() as stack:
+        for scenario in SCENARIOS:
+            prepare(stack, scenario, tmp_path_factory.mktemp(scenario.name))
+        env = clean_env(**{KEY_ENV: KEY})
+        for scenario in SCENARIOS:
+            scenario.daemon = Daemon(scenario.config, scenario.root / "logs", env)
+        try:
+            for scenario in SCENARIOS:
+                assert scenario.daemon is not None
+                scenario.daemon.started()
+            write_everywhere(SCENARIOS)
+            yield BY_NAME
+        finally:
+            stop_all(SCENARIOS)
+
+
+def stop_all(scenarios: list[Scenario]) -> dict[str, int]:
+    """SIGTERM to every daemon at once, then wait for each."""
+    running = [s for s in scenarios if s.daemon is not None and s.daemon.process.poll() is None]
+    for scenario in running:
+        assert scenario.daemon is not None
+        scenario.daemon.process.send_signal(signal.SIGTERM)
+    return {s.name: s.daemon.stop() for s in scenarios if s.daemon is not None}
+
+
+def sources(summary: dict[str, Any]) -> set[str]:
+    return {item["source"] for item in summary["condense"]}
+
+
+def settled(scenario: Scenario, check: Any, what: str, timeout: float = 40.0) -> Any:
+    """Poll `check` (handoff.md's cap checked on the way) until it holds."""
+
+    def probe() -> Any:
+        assert scenario.daemon is not None
+        scenario.daemon.assert_alive()
+        scenario.view()
+        return check()
+
+    return wait_for(probe, f"{scenario.name}: {what}", timeout, every=0.2)
+
+
+# --- a good model -------------------------------------------------------------------------
+
+
+def test_a_good_model_replaces_truncation_in_the_view(fleet: dict[str, Scenario]) -> None:
+    good = fleet["good"]
+
+    def upgraded() -> dict[str, Any] | None:
+        summary = good.render()
+        done = (summary["condense"] and sources(summary) == {OWN}
+                and "selon le modèle" in (handoff(good.hive) or ""))
+        return summary if done else None
+
+    summary = settled(good, upgraded, "condensed entries and the récit from the model")
+    text = good.view()
+    assert text is not None
+    assert f"> {CONDENSED}" in text
+    assert "> - décisions selon le modèle" in text
+    assert "inventée" not in text  # the model's Mission and Paroles are ignored
+    assert summary["up_to"] == LINES
+    assert summary["net"][-1]["seq"] == LINES
+    assert summary["recit"]["Travail en cours"] == "> - travail en cours selon le modèle"
+
+    def reported() -> dict[str, Any] | None:
+        bee = good.status()
+        summarizer = bee["summarizer"]
+        return bee if summarizer["recit"] == OWN and summarizer["pending_folds"] == 0 else None
+
+    bee = settled(good, reported, "status showing the model's levels")
+    assert set(bee["summarizer"]["condense"]) == {OWN}
+    assert bee["summarizer"]["fallbacks"] == 0
+    assert bee["entries"] == LINES
+    result = horizon(good.config, "status", good.hive)
+    assert f"récit {OWN}" in result.stdout
+    assert good.fallbacks() == []
+    assert good.servers["ollama"].problems == []
+    assert good.servers["ollama"].calls("fold") >= 1
+
+
+def test_a_failing_dedicated_model_gives_way_to_the_bees_own(
+        fleet: dict[str, Scenario]) -> None:
+    scenario = fleet["fallback_to_own"]
+
+    def upgraded() -> dict[str, Any] | None:
+        summary = scenario.render()
+        done = (summary["condense"] and sources(summary) == {OWN}
+                and "selon le modèle" in (handoff(scenario.hive) or ""))
+        return summary if done else None
+
+    settled(scenario, upgraded, "texts from the bee's own model")
+    fallbacks = scenario.fallbacks()
+    assert fallbacks
+    assert {model_of(f) for f in fallbacks} == {DEDICATED}
+    assert "HTTP 500" in fallbacks[0]["reason"]
+    assert {f["kind"] for f in fallbacks} <= {"condense", "fold"}
+    dedicated = scenario.servers["openai"]
+    assert dedicated.problems == []  # the bearer key was sent, and right
+    assert len(dedicated.arrivals) <= WORKERS  # the breaker: one failure per cool-down
+    assert scenario.servers["ollama"].calls() >= 2
+
+
+# --- failing models -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FAILURES)
+def test_a_failing_model_never_delays_nor_loses_nor_leaks(
+        fleet: dict[str, Scenario], name: str) -> None:
+    scenario = fleet[name]
+    latencies = [scenario.seen[seq] - scenario.written[seq] for seq in range(1, LINES + 1)]
+    assert max(latencies) < 3.0, latencies
+    assert scenario.longest <= CAP
+
+    expected = REASONS[name]
+
+    def logged() -> list[dict[str, Any]] | None:
+        events = scenario.fallbacks()
+        kinds = {(e["kind"], model_of(e)) for e in events if any(
+            reason in e["reason"] for reason in expected.values())}
+        wanted = {(kind, level) for kind in expected for level in (DEDICATED, OWN)}
+        return events if wanted <= kinds else None
+
+    events = settled(scenario, logged, f"summarizer.fallback for {sorted(expected)}")
+    assert all(e["reason"] and e["kind"] in ("condense", "fold") for e in events)
+    assert all(model_of(e) in (DEDICATED, OWN) for e in events)
+    assert all(e.get("hive") == str(scenario.hive) for e in events)
+
+    def drained() -> dict[str, Any] | None:
+        bee = scenario.status()
+        return bee if bee["summarizer"]["pending_folds"] == 0 else None
+
+    bee = settled(scenario, drained, "no fold left for the models")
+    assert bee["entries"] == LINES
+    assert bee["rejected"] == 0
+    assert bee["summarizer"]["fallbacks"] >= len(expected) * 2
+    assert bee["summarizer"]["recit"] == "troncature"
+    summary = scenario.render()
+    assert summary["up_to"] == LINES
+    assert summary["net"][-1]["seq"] == LINES
+    assert summary["chars"] <= CAP
+    # Condensations come from the dedicated model where it still answers them well.
+    assert sources(summary) == ({DEDICATED} if "condense" not in expected else {"troncature"})
+
+    for server in scenario.servers.values():
+        assert server.problems == []
+        if name in TRIPS_BREAKER:
+            first = server.arrivals[0]
+            within = [t for t in server.arrivals if t < first + COOLDOWN_S]
+            assert len(within) <= WORKERS, (server.wire, len(within))
+
+    assert scenario.daemon is not None
+    assert "Traceback" not in scenario.daemon.read_output()
+    leaks = [str(path) for path in scenario.root.rglob("*")
+             if path.is_file() and KEY.encode() in path.read_bytes()]
+    assert leaks == []
+
+
+def test_handoff_md_follows_the_journal_while_a_model_call_hangs(
+        fleet: dict[str, Scenario]) -> None:
+    """The server sleeps 6 s and the client gives up after 3 s: lines written and shown
+    inside that window were rendered while a model call was pending."""
+    scenario = fleet["slow"]
+    windows = [(arrival, arrival + scenario.timeout_s)
+               for server in scenario.servers.values() for arrival in server.arrivals]
+    assert windows
+    during = [seq for seq in scenario.seen
+              if any(start <= scenario.written[seq] and scenario.seen[seq] < end
+                     for start, end in windows)]
+    assert len(during) >= 3, (during, windows)
+
+
+# --- the cache ----------------------------------------------------------------------------
+
+
+def test_rebuild_reuses_the_cache_and_calls_no_model(fleet: dict[str, Scenario]) -> None:
+    good = fleet["good"]
+    test_a_good_model_replaces_truncation_in_the_view(fleet)  # settled, whatever the order
+    before = good.render()
+    assert good.daemon is not None
+    assert good.daemon.stop() == 0
+    server = good.servers["ollama"]
+    calls = server.calls()
+    assert (good.hive / "horizon" / "summaries.sqlite").is_file()
+
+    result = horizon(good.config, "rebuild", good.hive)
+    assert result.returncode == 0, result.stderr
+    assert server.calls() == calls
+    after = good.render()
+    assert after["up_to"] == LINES
+    rebuilt = {item["seq"]: item["source"] for item in after["condense"]}
+    assert rebuilt
+    # What the model condensed before is condensed by it again, from the cache.
+    shown_before = [item["seq"] for item in before["condense"] if item["seq"] in rebuilt]
+    assert shown_before
+    assert all(rebuilt[seq] == OWN for seq in shown_before)
+    assert f"> {CONDENSED}" in (good.view() or "")
+
+    # A restart on the rebuilt state asks the model for no condensation again.
+    condensations = server.calls("condense")
+    good.daemon = Daemon(good.config, good.root / "logs", clean_env(**{KEY_ENV: KEY}))
+    good.daemon.started()
+    time.sleep(1.0)
+    assert server.calls("condense") == condensations
+
+
+def test_every_daemon_stops_cleanly(fleet: dict[str, Scenario]) -> None:
+    codes = stop_all(list(fleet.values()))
+    assert codes == dict.fromkeys(codes, 0)
