@@ -1,0 +1,34 @@
+"""The benchmark harness at tiny sizes, so it cannot rot between `make bench` runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = {
+    "ingest throughput vs floor", "batch of 10: 200k vs 100 history", "freshness p99 (ms)",
+    "scale: RSS after catch-up (MB)", "scale: start to READY (s)",
+    "scale: idle CPU (% of a core)", "rebuild peak memory (MB)",
+}
+
+
+def test_the_bench_harness_runs_and_reports_every_target(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--smoke",
+                          "--out", str(out)], capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(out.read_text())
+    assert report["smoke"] is True
+    assert {"date", "machine", "results", "targets"} <= set(report)
+    assert {row["name"] for row in report["targets"]} == EXPECTED
+    for row in report["targets"]:
+        assert isinstance(row["met"], bool)
+        assert isinstance(row["measured"], int | float)
+    results = report["results"]
+    assert results["ingest"]["floor_entries_per_s"] > results["ingest"]["horizon_entries_per_s"] > 0
+    assert results["freshness"]["lines"] > 0 and results["freshness"]["unseen"] == 0
+    assert results["rebuild"]["segments"] >= 2
