@@ -73,7 +73,7 @@ def render(args: argparse.Namespace) -> int:
         if state is None or stale or args.fresh:
             # Nothing usable on disk (or --fresh): compute in memory, write nothing.
             view = run_pass(hive, bee, config, effective, now, state,
-                            read_time=args.wall_now).view
+                            read_time=args.wall_now, cache=hive_cache(hive)).view
         else:
             if args.now is not None:
                 sweep(state.zones, context(bee, effective, args.now,
@@ -166,7 +166,8 @@ def phare(args: argparse.Namespace) -> int:
             lock = HiveLock(hive)
             try:
                 effective = effective_settings(config, source, hive, bee)
-                commit(hive, bee, run_pass(hive, bee, config, effective, args.wall_now, None))
+                commit(hive, bee, run_pass(hive, bee, config, effective, args.wall_now, None,
+                                           cache=hive_cache(hive)))
             finally:
                 lock.release()
     return EXIT_OK

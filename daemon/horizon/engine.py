@@ -22,7 +22,8 @@ from horizon.settings import Effective, GlobalConfig
 from horizon.store import BeeState, save
 from horizon.summarize.base import Summarizer
 from horizon.summarize.cache import SummaryCache
-from horizon.summarize.cascade import CachedSummarizer, level_names
+from horizon.summarize.cached import CachedSummarizer
+from horizon.summarize.cascade import level_names
 from horizon.summarize.truncation import Truncation
 from horizon.zones import Changes, Context, Zones, step, sweep
 

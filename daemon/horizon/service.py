@@ -184,6 +184,7 @@ class HiveService:
             runtime.manifest = read_manifest(self.window, runtime.name)
             for segment in finish_rotations(self.window, runtime.name, runtime.manifest):
                 log.warning("archive.rotation_finished", segment=segment)
+        loaded = runtime.state is None
         if runtime.state is None:
             runtime.state = load_state(self.hive, runtime.name)
             runtime.late_check |= set(runtime.manifest.rotated)  # catch up on every segment
@@ -215,8 +216,11 @@ class HiveService:
             log_pass(outcome)
         self._maybe_rotate(runtime)
         if self.models is not None:
-            self.models.submit(self.hive, runtime.name, runtime.effective, runtime.state.zones,
-                               outcome.changes.to_condense, runtime.inflight)
+            # After a load from disk, and at each sweep, entries truncation condensed
+            # earlier (a restart, a closed model) are offered to the models again.
+            self.models.submit(self.hive, runtime.name, runtime.effective, runtime.state,
+                               outcome.changes.to_condense, runtime.inflight, runtime.manifest,
+                               upgrade=sweep_only or loaded)
         return outcome
 
     # -- model results ------------------------------------------------------------------
@@ -228,8 +232,8 @@ class HiveService:
             return
         with self.bind(bee):
             for fallback in result.fallbacks:
-                log.warning("summarizer.fallback", kind=result.kind, level=fallback.level,
-                            reason=fallback.reason)
+                log.warning("summarizer.fallback", kind=result.kind,
+                            summarizer=fallback.level, reason=fallback.reason)
             if result.kind == "condense":
                 runtime.inflight.condense.discard((result.seqs[0], result.content))
             else:
@@ -259,8 +263,8 @@ class HiveService:
                 log.info("handoff.written", chars=len(view.text), cap=view.summary.get("cap"),
                          up_to=zones.up_to, source=result.kind)
             if self.models is not None:
-                self.models.submit(self.hive, bee, runtime.effective, zones, [],
-                                   runtime.inflight)
+                self.models.submit(self.hive, bee, runtime.effective, state, [],
+                                   runtime.inflight, runtime.manifest)
 
     def _maybe_rotate(self, runtime: BeeRuntime) -> None:
         state = runtime.state

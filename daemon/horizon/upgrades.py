@@ -4,7 +4,14 @@
 from __future__ import annotations
 
 from horizon.summarize.base import TRUNCATION, ModelResult
-from horizon.zones import Changes, Context, Zones, compose_recit, fold_if_over, replace_condensed
+from horizon.zones import (
+    Changes,
+    Context,
+    Zones,
+    advance_chain,
+    fold_if_over,
+    replace_condensed,
+)
 
 
 def take_condensed(zones: Zones, result: ModelResult, ctx: Context) -> bool:
@@ -20,18 +27,13 @@ def take_condensed(zones: Zones, result: ModelResult, ctx: Context) -> bool:
 
 
 def take_folded(zones: Zones, result: ModelResult, ctx: Context) -> bool:
-    """A fold advances the model chain; the récit shown changes when the chain is done."""
+    """A fold of the first queued batches advances the models' chain; True when the récit
+    shown changed (the queue is empty)."""
     pending = zones.pending_folds
-    if (result.folded is None or not pending or zones.chain is None
-            or [item.seq for item in pending[0]] != result.seqs):
-        return False  # rebuilt or reset meanwhile: nothing to replace
-    batch = pending.pop(0)
-    chain = compose_recit(zones.chain, result.folded.recit, batch, ctx,
-                          zones.first_lighthouse)
-    if pending:
-        zones.chain = chain
+    if result.folded is None or zones.chain is None or len(pending) < result.batches:
         return False
-    zones.recit = chain
-    zones.recit_level = result.folded.level
-    zones.chain = None
-    return True
+    merged = [item for batch in pending[: result.batches] for item in batch]
+    if [item.seq for item in merged] != result.seqs:
+        return False  # rebuilt, reset or replayed meanwhile: nothing to replace
+    advance_chain(zones, result.folded, merged, result.batches, ctx)
+    return not zones.pending_folds

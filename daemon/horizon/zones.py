@@ -24,7 +24,7 @@ from horizon.text import flatten
 from horizon.turns import append_turns
 
 CONVERSATION = "conversation"
-MAX_PENDING_FOLDS = 8
+MAX_PENDING_FOLDS = 32
 
 
 class Zones(msgspec.Struct):
@@ -235,26 +235,57 @@ def _fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
 def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
     """One summarizer call for the batch; the daemon adds the quotes and bounds the result.
 
-    With models configured, a fold the cache could not answer is made by truncation now
-    and queued for the models; later folds queue behind it so the models see every batch
-    in order, each on the récit the previous one produced.
+    With models configured, the batch joins the queue of folds the models owe (from
+    `chain`, the récit they started from); what the cache already holds is replayed at
+    once, and while the queue is not empty the récit shown is truncation's.
     """
     before = zones.recit
-    models = ctx.summarizer.models
-    if models and zones.pending_folds:
-        folded = Folded(Truncation(ctx.settings.ligne_max).fold_recit(before, batch), TRUNCATION)
-    else:
+    if not ctx.summarizer.models:
         folded = ctx.summarizer.fold(before, batch)
-    zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
-    zones.recit_level = folded.level
-    if models and folded.level == TRUNCATION:
-        if not zones.pending_folds:
-            zones.chain = before
-        zones.pending_folds.append([msgspec.structs.replace(item) for item in batch])
-        if len(zones.pending_folds) > MAX_PENDING_FOLDS:
-            # The models are far behind: these folds stay as truncation wrote them.
-            zones.pending_folds.clear()
-            zones.chain = None
+        zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
+        zones.recit_level = folded.level
+        return
+    if not zones.pending_folds or zones.chain is None:
+        zones.pending_folds = []
+        zones.chain = before
+    zones.pending_folds.append([msgspec.structs.replace(item) for item in batch])
+    replay_cached_folds(zones, ctx)
+    if not zones.pending_folds:
+        return
+    shown = Truncation(ctx.settings.ligne_max).fold_recit(before, batch)
+    zones.recit = compose_recit(before, shown, batch, ctx, zones.first_lighthouse)
+    zones.recit_level = TRUNCATION
+    if len(zones.pending_folds) > MAX_PENDING_FOLDS:
+        # The models are far behind: these folds stay as truncation wrote them.
+        zones.pending_folds = []
+        zones.chain = None
+
+
+def replay_cached_folds(zones: Zones, ctx: Context) -> None:
+    """Advance the models' chain through the queue with what the cache holds, taking the
+    longest run of batches it has (the daemon folds a run of batches in one call)."""
+    while zones.pending_folds and zones.chain is not None:
+        for count in range(len(zones.pending_folds), 0, -1):
+            merged = [item for batch in zones.pending_folds[:count] for item in batch]
+            folded = ctx.summarizer.cached_fold(zones.chain, merged)
+            if folded is not None:
+                advance_chain(zones, folded, merged, count, ctx)
+                break
+        else:
+            return
+
+
+def advance_chain(zones: Zones, folded: Folded, merged: list[Item], count: int,
+                  ctx: Context) -> None:
+    """The models folded the first `count` queued batches: the chain moves on, and once
+    the queue is empty their récit is the one shown."""
+    assert zones.chain is not None
+    zones.chain = compose_recit(zones.chain, folded.recit, merged, ctx, zones.first_lighthouse)
+    del zones.pending_folds[:count]
+    if not zones.pending_folds:
+        zones.recit = zones.chain
+        zones.recit_level = folded.level
+        zones.chain = None
 
 
 def compose_recit(before: Recit, folded: Recit, batch: list[Item], ctx: Context,

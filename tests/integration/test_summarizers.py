@@ -32,7 +32,8 @@ from horizon.settings import (
 from horizon.settings_files import load_global
 from horizon.summarize.base import TRUNCATION
 from horizon.summarize.cache import SummaryCache
-from horizon.summarize.cascade import CachedSummarizer, Cascade, Providers, parse_recit
+from horizon.summarize.cached import CachedSummarizer, parse_recit
+from horizon.summarize.cascade import Cascade, Providers
 from horizon.summarize.providers import ProviderError, build_provider
 from tests.model_servers import CONDENSED, ModelServer, good_recit, refused_url, serving
 
@@ -544,9 +545,9 @@ def test_no_model_configured_means_no_call_at_all(
                            cache=work.cache(hive))
         assert outcome.changes.evicted  # evictions and folds did happen
         assert outcome.changes.folds
-        work.submit(hive, BEE, effective, outcome.state.zones, outcome.changes.to_condense,
-                    InFlight())
-        work.pool.shutdown(wait=True)
+        work.submit(hive, BEE, effective, outcome.state, outcome.changes.to_condense,
+                    InFlight(), outcome.manifest)
+        work.drain()
     finally:
         work.stop()
     assert bool(site.calls()) is calls

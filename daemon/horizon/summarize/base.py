@@ -39,6 +39,7 @@ class ModelResult(msgspec.Struct):
 
     kind: str  # "condense" or "fold"
     seqs: list[int]
+    batches: int = 1  # a fold: how many queued batches it covers
     content: str = ""
     condensed: Condensed | None = None
     folded: Folded | None = None
@@ -65,4 +66,8 @@ class Summarizer(Protocol):
 
     def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         """`recit` updated with `batch` (oldest first); Mission and Paroles are ignored."""
+        ...
+
+    def cached_fold(self, recit: Recit, batch: Sequence[Item]) -> Folded | None:
+        """A model's fold of exactly this récit and batch, if one was already paid for."""
         ...

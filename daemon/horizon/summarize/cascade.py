@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from horizon.blocks import Item
-from horizon.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
+from horizon.recit import Recit
 from horizon.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.summarize.base import TRUNCATION, Condensed, Fallback, Folded
 from horizon.summarize.cache import SummaryCache, cache_key
+from horizon.summarize.cached import fold_key, parse_recit
 from horizon.summarize.prompts import (
     CONDENSE_SYSTEM,
     FOLD_SYSTEM,
@@ -103,7 +104,9 @@ class Cascade:
     """Model calls for one bee: each level in turn, then truncation."""
 
     def __init__(self, levels: list[Level], breakers: dict[str, Breaker],
-                 settings: HorizonSettings, cache: SummaryCache | None) -> None:
+                 settings: HorizonSettings, cache: SummaryCache | None,
+                 stopping: threading.Event | None = None) -> None:
+        self.stopping = stopping
         self.levels = levels
         self.breakers = breakers
         self.settings = settings
@@ -123,13 +126,13 @@ class Cascade:
                 if reply is None:
                     continue
                 text = flatten(reply)
-                if not text:
-                    fallbacks.append(Fallback(level.name, "empty reply"))
-                    continue
+                reason = None if text else "empty reply"
                 if len(text) > limit:
-                    fallbacks.append(Fallback(level.name, f"over-long reply ({len(text)} > "
-                                                          f"{limit} chars)"))
+                    reason = f"over-long reply ({len(text)} > {limit} chars)"
+                if reason is not None:
+                    self._failed(level, reason, fallbacks)
                     continue
+                self.breakers[level.name].reset()
                 self._store(key, text)
             return Condensed(text, level.name), fallbacks
         restored = Item(item.seq, item.instant, item.type, item.question, original_answer,
@@ -149,8 +152,9 @@ class Cascade:
                 folded = parse_recit(text, batch[-1].seq if batch else 0,
                                      self.settings.budget_recit)
             except ValueError as error:
-                fallbacks.append(Fallback(level.name, str(error)))
+                self._failed(level, str(error), fallbacks)
                 continue
+            self.breakers[level.name].reset()
             self._store(key, text)
             return Folded(folded, level.name), fallbacks
         return self.truncation.fold(recit, batch), fallbacks
@@ -158,6 +162,9 @@ class Cascade:
     def _call(self, level: Level, system: str, user: str, fallbacks: list[Fallback]
               ) -> str | None:
         breaker = self.breakers[level.name]
+        if self.stopping is not None and self.stopping.is_set():
+            fallbacks.append(Fallback(level.name, "daemon stopping"))
+            return None
         if breaker.is_open():
             fallbacks.append(Fallback(level.name, "circuit open (recent failure)"))
             return None
@@ -167,8 +174,12 @@ class Cascade:
             breaker.trip()
             fallbacks.append(Fallback(level.name, str(error)))
             return None
-        breaker.reset()
         return reply
+
+    def _failed(self, level: Level, reason: str, fallbacks: list[Fallback]) -> None:
+        """A reply we cannot use. The breaker stays as it is: the server answered, and a
+        model bad at folding may still condense well."""
+        fallbacks.append(Fallback(level.name, reason))
 
     def _cached(self, key: str) -> str | None:
         return self.cache.get(key) if self.cache is not None else None
@@ -176,71 +187,3 @@ class Cascade:
     def _store(self, key: str, text: str) -> None:
         if self.cache is not None:
             self.cache.put(key, text)
-
-
-def fold_key(level: str, recit: Recit, batch: Sequence[Item]) -> str:
-    sections = [f"{name}\n" + "\n".join(line.text for line in recit.lines_of(name))
-                for name in FREE_SECTIONS]
-    return cache_key("fold", level, [*sections, *(item.content for item in batch)])
-
-
-def parse_recit(text: str, seq: int, budget: int) -> Recit:
-    """A model's récit: the seven headings in order, Mission and Paroles ignored."""
-    sections: dict[str, list[Line]] = {}
-    order: list[str] = []
-    current: str | None = None
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        heading = stripped.lstrip("#").strip() if stripped.startswith("#") else None
-        if heading is not None and heading in SECTIONS:
-            order.append(heading)
-            current = heading
-            continue
-        if current is None or current in ("Mission", PAROLES) or not stripped:
-            continue
-        item = stripped[1:].strip() if stripped[:1] in "-*•" else stripped
-        if item:
-            sections.setdefault(current, []).append(Line(seq, flatten(item)))
-    if order != list(SECTIONS):
-        raise ValueError("malformed récit (the seven sections are not all there, in order)")
-    size = sum(len(line.text) + 5 for lines in sections.values() for line in lines)
-    if size > budget:
-        raise ValueError(f"over-long récit ({size} > {budget} chars)")
-    return Recit({name: tuple(lines) for name, lines in sections.items()})
-
-
-class CachedSummarizer:
-    """The hot-path summarizer when models are configured: cache or truncation, no call."""
-
-    def __init__(self, level_names: list[str], settings: HorizonSettings,
-                 cache: SummaryCache | None) -> None:
-        self.level_names = level_names
-        self.cache = cache
-        self.truncation = Truncation(settings.ligne_max)
-        self.budget_recit = settings.budget_recit
-
-    @property
-    def models(self) -> bool:
-        return bool(self.level_names)
-
-    def condense(self, exchange: Item) -> Condensed:
-        if self.cache is not None:
-            for name in self.level_names:
-                text = self.cache.get(cache_key("condense", name, [exchange.content]))
-                if text is not None:
-                    return Condensed(text, name)
-        return self.truncation.condense(exchange)
-
-    def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
-        if self.cache is not None:
-            for name in self.level_names:
-                text = self.cache.get(fold_key(name, recit, batch))
-                if text is None:
-                    continue
-                try:
-                    return Folded(parse_recit(text, batch[-1].seq if batch else 0,
-                                              self.budget_recit), name)
-                except ValueError:
-                    continue
-        return self.truncation.fold(recit, batch)
-

@@ -45,6 +45,9 @@ class Truncation:
     def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         return Folded(self.fold_recit(recit, batch), LEVEL)
 
+    def cached_fold(self, recit: Recit, batch: Sequence[Item]) -> Folded | None:
+        return None
+
     def fold_recit(self, recit: Recit, batch: Sequence[Item]) -> Recit:
         sections = {name: list(lines) for name, lines in recit.sections.items()}
         known_files = {line.text.split(" ", 1)[0] for line in sections.get(FILES, [])}
