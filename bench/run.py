@@ -220,7 +220,7 @@ def freshness(root: Path, sizes: Sizes) -> dict[str, Any]:
         os.write(fd, record)
         os.close(fd)
         written.append((bee, counts[bee], time.time()))
-        time.sleep(rng.expovariate(200))  # ~200 lines/s over the hive
+        time.sleep(rng.expovariate(50))  # ~50 lines/s over the hive: a line per bee per 2 s
     time.sleep(1.0)
     daemon.stop()
     seen: dict[str, list[tuple[int, float]]] = {}

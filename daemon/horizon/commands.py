@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +16,13 @@ from horizon import status as status_command
 from horizon.cli import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.demo import DemoError
 from horizon.engine import commit, context, run_pass, settings_key
-from horizon.entries import Rejection, decode_line, format_instant
+from horizon.entries import Entry, Rejection, format_instant
 from horizon.flags import FlagRecord, append_flag, read_flags
 from horizon.hive import HiveError, discover, require_bee, require_hive
-from horizon.journal import JournalError, is_blank, line_hash, read_lines, segment_paths
+from horizon.ingest import JournalReader
+from horizon.journal import Checkpoint, JournalError, line_hash
 from horizon.lock import HiveLock, HiveLocked, holder
+from horizon.manifest import read_manifest
 from horizon.render import render as render_view
 from horizon.settings import Effective, GlobalConfig, SettingsError
 from horizon.settings_files import (
@@ -27,7 +30,6 @@ from horizon.settings_files import (
     config_path,
     effective_settings,
     hive_file,
-    load_bee_file,
     load_global,
     load_hive_layer,
 )
@@ -45,6 +47,9 @@ def reported() -> Iterator[None]:
     except (HiveError, SettingsError, StoreError, HiveLocked, StateTooNew,
             JournalError, DemoError) as error:
         raise UserError(str(error)) from None
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        raise UserError(f"{where}{error.strerror or error}") from None
 
 
 def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
@@ -73,11 +78,13 @@ def render(args: argparse.Namespace) -> int:
         if state is None or stale or args.fresh:
             # Nothing usable on disk (or --fresh): compute in memory, write nothing.
             view = run_pass(hive, bee, config, effective, now, state,
-                            read_time=args.wall_now, cache=hive_cache(hive)).view
+                            read_time=args.wall_now,
+                            cache=hive_cache(hive, create=False)).view
         else:
             if args.now is not None:
                 sweep(state.zones, context(bee, effective, args.now,
-                                           level_names(config, effective), hive_cache(hive)))
+                                           level_names(config, effective),
+                                           hive_cache(hive, create=False)))
             view = render_view(state.zones, bee, effective.horizon, effective.mission)
     if args.json:
         print(json.dumps(view.summary, ensure_ascii=False, indent=2))
@@ -118,24 +125,18 @@ def rebuild(args: argparse.Namespace) -> int:
 
 
 def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
-               ) -> tuple[bytes | None, int]:
-    """The raw line at `seq` (None when over-long) and the last seq seen when not found."""
-    state = None
-    with contextlib.suppress(StateTooNew, StoreError):
-        state = load_state(hive, bee)
-    current = 0
-    for path in segment_paths(hive / "window", bee):
-        bounds = state.segments.get(path.name) if state else None
-        if bounds and bounds[1] < seq and path.parent.name == "archive":
-            current = bounds[1]  # an archive whose seqs all come before: skip its bytes
-            continue
-        for raw, _ in read_lines(path, 0, max_line_bytes):
-            if raw is not None and is_blank(raw):
-                continue
-            current += 1
-            if current == seq:
-                return raw, seq
-    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {current} lines")
+               ) -> tuple[Entry | Rejection, bytes | None]:
+    """The record given `seq` and its bytes, read as the daemon reads (manifest included)."""
+    window = hive / "window"
+    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, time.time(),
+                           read_manifest(window, bee), {}, late_segments=set())
+    reader.raw_wanted = seq
+    last = 0
+    for record in reader:
+        last = max(last, record.seq)
+        if record.seq == seq:
+            return record, reader.raw_found
+    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {last} lines")
 
 
 def phare(args: argparse.Namespace) -> int:
@@ -143,13 +144,11 @@ def phare(args: argparse.Namespace) -> int:
     with reported():
         hive = require_hive(args.hive)
         bee = require_bee(hive, args.bee)
-        raw, seq = _find_line(hive, bee, args.seq, config.max_line_bytes)
-        if raw is None:
-            raise UserError(f"#{seq} was rejected (line too long): it cannot be a lighthouse")
-        decoded = decode_line(seq, raw)
-        if isinstance(decoded, Rejection):
-            raise UserError(f"#{seq} was rejected ({decoded.reason.value}): "
-                            "it cannot be a lighthouse")
+        seq = args.seq
+        decoded, raw = _find_line(hive, bee, seq, config.max_line_bytes)
+        if isinstance(decoded, Rejection) or raw is None:
+            reason = decoded.reason.value if isinstance(decoded, Rejection) else "too_long"
+            raise UserError(f"#{seq} was rejected ({reason}): it cannot be a lighthouse")
         flagged = seq in read_flags(hive, bee)
         if args.off and not flagged:
             print(f"#{seq} of {bee} was not flagged; nothing to do")
@@ -198,6 +197,7 @@ def check(args: argparse.Namespace) -> int:
     problems: list[str] = []
     path = config_path(args.config)
     hives: list[str] = list(args.hives)
+    global_config = GlobalConfig()
     try:
         if path is not None and not path.exists():
             raise SettingsError(str(path), "(file)", "config file not found")
@@ -220,16 +220,17 @@ def check(args: argparse.Namespace) -> int:
         bees, bee_problems = discover(hive)
         problems += bee_problems
         for bee in bees:
-            if not bee_file(hive, bee).exists():
-                continue
             try:
-                load_bee_file(hive, bee)
-                files.append(bee_file(hive, bee))
+                # The whole cascade, as the daemon will merge it: keys that only fail
+                # together (the cap, max_wait_s) are checked too.
+                effective_settings(global_config, str(path or "défaut intégré"), hive, bee)
+                if bee_file(hive, bee).exists():
+                    files.append(bee_file(hive, bee))
             except SettingsError as error:
                 problems.append(str(error))
         for checked in files:
             print(f"ok: {checked}")
-    for problem in problems:
+    for problem in dict.fromkeys(problems):  # a hive file's error would repeat per bee
         print(f"error: {problem}", file=sys.stderr)
     return EXIT_PROBLEM if problems else EXIT_OK
 
@@ -251,9 +252,9 @@ def run(args: argparse.Namespace) -> int:
 def demo(args: argparse.Namespace) -> int:
     from horizon import demo as demo_hive
 
-    hive = demo_hive.make_hive(Path(args.dir).resolve())
-    config_file = demo_hive.write_config(hive)
     with reported():
+        hive = demo_hive.make_hive(Path(args.dir).resolve())
+        config_file = demo_hive.write_config(hive)
         config = load_global(config_file)
         daemon = demo_hive.start_daemon(config_file)
         try:

@@ -180,7 +180,10 @@ class Daemon:
                 item = self.items.get(timeout=LOOP_TICK_S)
             except queue.Empty:
                 continue
-            self._handle(item)
+            try:
+                self._handle(item)
+            except Exception as error:  # the loop must outlive any one item; says what, not why
+                log.error("daemon.error", item=str(item[0]), error=type(error).__name__)
 
     def _handle(self, item: Item) -> None:
         kind = item[0]

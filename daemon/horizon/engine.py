@@ -94,6 +94,10 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     except JournalError as error:
         # The file the checkpoint names is gone: start over from the files as they are.
         outcome.missing_segment = str(error)
+        # The failed attempt may have added records in memory: start from the disk's.
+        manifest = read_manifest(window, bee)
+        outcome.manifest = manifest
+        outcome.notes = Notes()
         outcome.state = BeeState(bee=bee, settings_key=key)
         outcome.changes = Changes()
         outcome.rebuilt = True

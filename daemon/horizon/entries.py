@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import msgspec
 
 LIGHTHOUSE_FROM_DEFAULT = "apicultrice"
+LATEST = 253402300799.0  # 9999-12-31T23:59:59Z: the last instant a view can print
 
 
 class RejectReason(enum.StrEnum):
@@ -67,7 +68,7 @@ def parse_ts(value: str | int | float) -> float | None:
         seconds = float(value)
         if seconds > 1e11:  # SPEC: such a number is milliseconds
             seconds /= 1000.0
-        if not math.isfinite(seconds) or seconds < 0:
+        if not math.isfinite(seconds) or not 0 <= seconds <= LATEST:
             return None
         return seconds
     try:
@@ -76,7 +77,11 @@ def parse_ts(value: str | int | float) -> float | None:
         return None
     if parsed.tzinfo is None or "T" not in value.upper():
         return None
-    return parsed.timestamp()
+    try:
+        seconds = parsed.timestamp()
+    except (OverflowError, ValueError):
+        return None
+    return seconds if 0 <= seconds <= LATEST else None
 
 
 def format_instant(instant: float) -> str:
@@ -104,6 +109,8 @@ def decode_line(seq: int, raw: bytes) -> Entry | Rejection:
     except msgspec.MsgspecError as error:
         reason, detail = _classify(error)
         return Rejection(seq, reason, detail)
+    except (RecursionError, ValueError, OverflowError):
+        return Rejection(seq, RejectReason.BAD_JSON, "nested too deeply or out of range")
     instant = parse_ts(wire.ts)
     if instant is None:
         return Rejection(seq, RejectReason.BAD_TS, "ts is not RFC 3339 with offset nor epoch")

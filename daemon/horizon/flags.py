@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import msgspec
 
-from horizon.journal import open_regular
+from horizon.journal import append_durably, read_records
 
 
 class FlagRecord(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -29,19 +28,8 @@ def flags_path(hive: Path, bee: str) -> Path:
 
 def read_flags(hive: Path, bee: str) -> dict[int, str]:
     """The flags in force: seq → hash of the flagged line (the last record per seq wins)."""
-    path = flags_path(hive, bee)
-    if not path.exists():
-        return {}
-    fd = open_regular(path)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read()
-    finally:
-        os.close(fd)
     flags: dict[int, str] = {}
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
+    for line in read_records(flags_path(hive, bee)):
         try:
             record = _decoder.decode(line)
         except msgspec.MsgspecError:
@@ -54,12 +42,4 @@ def read_flags(hive: Path, bee: str) -> dict[int, str]:
 
 
 def append_flag(hive: Path, bee: str, record: FlagRecord) -> None:
-    path = flags_path(hive, bee)
-    path.parent.mkdir(mode=0o750, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o640)
-    try:
-        os.write(fd, _encoder.encode(record) + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_durably(flags_path(hive, bee), _encoder.encode(record) + b"\n")

@@ -63,6 +63,8 @@ class JournalReader:
         self.late_segments = late_segments
         self.notes = Notes()
         self.current_segment = checkpoint.segment
+        self.raw_wanted: int | None = None  # `horizon phare`: keep this seq's bytes
+        self.raw_found: bytes | None = None
         self._seq = checkpoint.seq
         self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
                                 key=lambda late: late.first_seq)
@@ -77,6 +79,10 @@ class JournalReader:
             return [(path, 0, 0) for path in paths]
         names = [path.name for path in paths]
         name = self._resolve(checkpoint, paths)
+        if name not in names and name == live_name(self.bee):
+            # The live journal was deleted: nothing to read until a writer makes a new
+            # one, whose lines then get seqs after ours (a `jump`, see _resolve).
+            return []
         if name not in names:
             raise JournalError(f"{self.window / checkpoint.segment}: the segment of the "
                                "checkpoint is gone")
@@ -117,21 +123,27 @@ class JournalReader:
         rotated = self.manifest.rotated.get(path.name)
         return rotated.offset if rotated is not None else None
 
-    def _jump_at_start(self, path: Path) -> None:
+    def _jump_at_start(self, path: Path) -> int | None:
+        """The seq a hand-replaced file's lines start after, when the manifest says so."""
         rotated = self.manifest.rotated.get(path.name)
         try:
             ino = rotated.ino if rotated else os.stat(path, follow_symlinks=False).st_ino
         except FileNotFoundError:
-            return
+            return None
+        target = None
         for jump in self.manifest.jumps:
             if jump.ino == ino and (jump.segment == path.name or rotated is not None):
-                self._seq = max(self._seq, jump.seq)
+                target = max(target or 0, jump.seq)
+        return target
 
     def __iter__(self) -> Iterator[Entry | Rejection]:
         for path, start, already in self._start():
             lines = already
-            if start == 0:
-                self._jump_at_start(path)
+            target = self._jump_at_start(path) if start == 0 else None
+            if target is not None:
+                # Ranges read late before the file was replaced keep their seqs.
+                yield from self._emit_reserved(upto=target)
+                self._seq = max(self._seq, target)
             end = start
             self.current_segment = path.name
             limit = self._main_end(path)
@@ -155,9 +167,13 @@ class JournalReader:
 
     # -- ranges read out of order -----------------------------------------------------
 
-    def _emit_reserved(self) -> Iterator[Entry | Rejection]:
-        while self._reserved and self._reserved[0].first_seq == self._seq + 1:
+    def _emit_reserved(self, upto: int | None = None) -> Iterator[Entry | Rejection]:
+        """Ranges the manifest gave seqs to, emitted when the counter reaches them (or,
+        before a jump, every range that starts at or before it)."""
+        while self._reserved and (self._reserved[0].first_seq == self._seq + 1 or (
+                upto is not None and self._reserved[0].first_seq <= upto)):
             late = self._reserved.pop(0)
+            self._seq = late.first_seq - 1
             path = self.window / "archive" / late.segment
             self.current_segment = late.segment
             for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end):
@@ -198,6 +214,8 @@ class JournalReader:
     def _record(self, raw: bytes | None) -> Entry | Rejection:
         self._seq += 1
         seq = self._seq
+        if seq == self.raw_wanted:
+            self.raw_found = raw
         if raw is None:
             return too_long(seq, self.max_line_bytes)
         flagged = False

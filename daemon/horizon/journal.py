@@ -83,6 +83,35 @@ def open_regular(path: Path) -> int:
     return fd
 
 
+def read_records(path: Path) -> list[bytes]:
+    """The non-blank lines of a small append-only file (flags, manifest); [] when absent."""
+    if not path.exists():
+        return []
+    fd = open_regular(path)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read()
+    finally:
+        os.close(fd)
+    return [line for line in data.split(b"\n") if line.strip()]
+
+
+def append_durably(path: Path, payload: bytes) -> None:
+    """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
+    append) is closed first so the new records start on a line of their own."""
+    path.parent.mkdir(mode=0o750, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o640)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload
+        os.write(fd, payload)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None
                ) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset`: (bytes without `\\n`, or None when too long; end offset).

@@ -13,12 +13,11 @@ replays so that every line keeps its seq (SPEC section 3, ADR 0002).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import msgspec
 
-from horizon.journal import open_regular
+from horizon.journal import append_durably, read_records
 
 
 class Rotated(msgspec.Struct, tag="rotated", tag_field="kind", frozen=True):
@@ -92,18 +91,7 @@ def manifest_path(window: Path, bee: str) -> Path:
 def read_manifest(window: Path, bee: str) -> Manifest:
     """Every well-formed record; a torn last line (crash mid-append) is ignored."""
     manifest = Manifest()
-    path = manifest_path(window, bee)
-    if not path.exists():
-        return manifest
-    fd = open_regular(path)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read()
-    finally:
-        os.close(fd)
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
+    for line in read_records(manifest_path(window, bee)):
         try:
             manifest.add(_decoder.decode(line))
         except msgspec.MsgspecError:
@@ -112,19 +100,7 @@ def read_manifest(window: Path, bee: str) -> Manifest:
 
 
 def append_records(window: Path, bee: str, records: list[Record]) -> None:
-    """Append records with one write, then fsync: they must be durable before the state."""
-    if not records:
-        return
-    path = manifest_path(window, bee)
-    path.parent.mkdir(mode=0o750, exist_ok=True)
-    payload = b"".join(_encoder.encode(record) + b"\n" for record in records)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o640)
-    try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            payload = b"\n" + payload  # a crash tore the last record: start a fresh line
-        os.write(fd, payload)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    """Durable before the state that depends on them."""
+    if records:
+        payload = b"".join(_encoder.encode(record) + b"\n" for record in records)
+        append_durably(manifest_path(window, bee), payload)

@@ -143,7 +143,7 @@ class ModelWork:
                 original = msgspec.structs.replace(item, answer=answer)
                 condensed, fallbacks = cascade.condense(original, answer)
         except Exception as error:  # a worker must always report back, whatever happened
-            log.error("summarizer.error", hive=str(hive), bee=bee, reason=repr(error))
+            log.error("summarizer.error", hive=str(hive), bee=bee, error=type(error).__name__)
         self.post(("model", hive, bee, ModelResult("condense", [item.seq], content=item.content,
                                                    condensed=condensed, fallbacks=fallbacks)))
 
@@ -154,7 +154,9 @@ class ModelWork:
         try:
             folded, fallbacks = cascade.fold(chain, merged)
         except Exception as error:  # a worker must always report back, whatever happened
-            log.error("summarizer.error", hive=str(hive), bee=bee, reason=repr(error))
+            log.error("summarizer.error", hive=str(hive), bee=bee, error=type(error).__name__)
+            # Truncation's fold keeps the queue moving: never ask the same fold forever.
+            folded = cascade.truncation.fold(chain, merged)
         self.post(("model", hive, bee, ModelResult("fold", [item.seq for item in merged],
                                                    batches=batches, folded=folded,
                                                    fallbacks=fallbacks)))

@@ -30,7 +30,7 @@ from horizon.recit import (
 )
 from horizon.recit import render_recit as recit_text
 from horizon.settings import HorizonSettings
-from horizon.text import flatten
+from horizon.text import clean, flatten
 from horizon.zones import Zones
 
 ANSWER_POINTER = "[… réponse coupée ici : l'intégrale est au journal, #{seq}]"
@@ -75,7 +75,8 @@ class _Parts:
 def _cut_block(item: Item, room: int, which: str) -> str:
     """The exchange block with its answer (or question) cut to fit `room` characters."""
     pointer = (ANSWER_POINTER if which == "answer" else QUESTION_POINTER).format(seq=item.seq)
-    text = item.answer if which == "answer" else item.question
+    # Cleaned once, so every character kept is a character shown: a few rounds suffice.
+    text = clean(item.answer if which == "answer" else item.question)
     keep = len(text)
     while True:
         shown = (text[:keep].rstrip() + "\n" + pointer) if keep > 0 else pointer

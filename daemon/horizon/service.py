@@ -21,7 +21,7 @@ from horizon.entries import format_instant
 from horizon.flags import flags_path
 from horizon.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive import discover, file_signature
-from horizon.journal import live_name
+from horizon.journal import JournalError, live_name
 from horizon.lock import HiveLock
 from horizon.logs import get_logger
 from horizon.manifest import Manifest, read_manifest
@@ -40,7 +40,7 @@ from horizon.store import (
     save,
     save_state,
 )
-from horizon.summarize.base import ModelResult
+from horizon.summarize.base import TRUNCATION, ModelResult
 from horizon.summarize.cascade import level_names
 from horizon.upgrades import take_condensed, take_folded
 
@@ -176,10 +176,20 @@ class HiveService:
                 if runtime.state_error != str(error):
                     log.error("store.state_too_new", reason=str(error))
                 runtime.state_error = str(error)
+            except JournalError as error:
+                # A journal that is not a regular file, a link, unreadable: the bee is
+                # refused and reported until its files are fixed.
+                if runtime.state_error != str(error):
+                    log.error("bee.refused", reason=str(error))
+                runtime.state_error = str(error)
+                runtime.state = None
+                runtime.manifest = None
         return None
 
     def _process(self, runtime: BeeRuntime, sweep_only: bool) -> Pass | None:
         assert runtime.effective is not None
+        if sweep_only and runtime.state is not None and not self._may_age(runtime):
+            return None  # nothing in net can have aged: a sweep costs one comparison
         if runtime.manifest is None:
             runtime.manifest = read_manifest(self.window, runtime.name)
             for segment in finish_rotations(self.window, runtime.name, runtime.manifest):
@@ -197,6 +207,7 @@ class HiveService:
         outcome = run_pass(self.hive, runtime.name, self.config, runtime.effective, time.time(),
                            runtime.state, manifest=runtime.manifest, late_segments=late,
                            cache=cache)
+        runtime.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = (outcome.read or outcome.changes.evicted or outcome.notes.records
                    or outcome.rebuilt or outcome.view.text != runtime.last_text)
         if sweep_only and not changed:
@@ -265,6 +276,20 @@ class HiveService:
             if self.models is not None:
                 self.models.submit(self.hive, bee, runtime.effective, state, [],
                                    runtime.inflight, runtime.manifest)
+
+    def _may_age(self, runtime: BeeRuntime) -> bool:
+        """Whether a sweep could evict anything: a non-last exchange older than the age
+        limit, or model texts still to offer (the sweep re-offers them)."""
+        assert runtime.effective is not None
+        settings = runtime.effective.horizon
+        zones = runtime.state.zones
+        if self.models is not None and any(item.source == TRUNCATION
+                                           for item in zones.condense):
+            return bool(level_names(self.config, runtime.effective))
+        if not settings.actif or len(zones.net) < 2:
+            return False
+        oldest_allowed = time.time() - settings.age_net_heures * 3600.0
+        return any(item.instant < oldest_allowed for item in zones.net[:-1])
 
     def _maybe_rotate(self, runtime: BeeRuntime) -> None:
         state = runtime.state
@@ -344,9 +369,13 @@ class HiveService:
                     grew = True
             elif now - seen[1] >= self.config.rotate_wait_s and size[1] <= manifest.late_end(
                     name):
-                seal(self.window, runtime.name, name, size[1], manifest)
-                runtime.quiet_since.pop(name, None)
                 with self.bind(runtime.name):
+                    try:
+                        seal(self.window, runtime.name, name, size[1], manifest)
+                    except OSError as error:
+                        self._write_failed(runtime, f"{error.filename}: {error.strerror}")
+                        continue
+                    runtime.quiet_since.pop(name, None)
                     log.info("archive.sealed", segment=name, size=size[1])
         return grew
 

@@ -183,7 +183,11 @@ def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
 def _check_provider_url(name: str, provider: ProviderConfig, source: str) -> None:
     """Journals hold secrets: a provider off the loopback must be allowed explicitly."""
     key = f"providers.{name}.url"
-    parts = urlsplit(provider.url)
+    try:
+        parts = urlsplit(provider.url)
+        parts.port  # noqa: B018 (reading it validates it)
+    except ValueError as error:
+        raise SettingsError(source, key, f"not a valid URL ({error})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise SettingsError(source, key, "expected an http:// or https:// URL with a host")
     host = parts.hostname
@@ -223,15 +227,23 @@ def cascade(layers: list[Layer], source_of_bee: str, mission: str | None,
     if "phares" in merged:
         merged["phares"] = tuple(merged["phares"])
     horizon = msgspec.convert(merged, HorizonSettings)
+    order = [BUILTIN, *(layer.source for layer in layers)]
+
+    def blame(*keys: str) -> str:
+        """Of keys that only fail together, the one set by the most specific file."""
+        return max(keys, key=lambda key: order.index(provenance[key]))
+
     if horizon.actif and horizon.cap < CAP_MIN:
+        key = blame("budget_net", "budget_condense", "budget_recit")
         raise SettingsError(
-            provenance["budget_net"], "horizon.budget_net",
+            provenance[key], f"horizon.{key}",
             f"the cap budget_net + budget_condense + budget_recit = {horizon.cap} is under "
             f"{CAP_MIN}",
         )
     if horizon.max_wait_s < horizon.debounce_s:
+        key = blame("max_wait_s", "debounce_s")
         raise SettingsError(
-            provenance["max_wait_s"], "horizon.max_wait_s",
+            provenance[key], f"horizon.{key}",
             f"max_wait_s ({horizon.max_wait_s}) is shorter than debounce_s "
             f"({horizon.debounce_s})",
         )

@@ -59,6 +59,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(str(path), "(file)", "not valid UTF-8") from None
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(str(path), "(syntax)", str(error)) from None
+    except RecursionError:
+        raise SettingsError(str(path), "(syntax)", "nested too deeply") from None
 
 
 def load_global(path: Path | None) -> GlobalConfig:
@@ -74,6 +76,8 @@ def load_global(path: Path | None) -> GlobalConfig:
         raise SettingsError(
             str(path), "(syntax)", f"{error.msg} at line {error.lineno} column {error.colno}"
         ) from None
+    except RecursionError:
+        raise SettingsError(str(path), "(syntax)", "nested too deeply") from None
     if not isinstance(document, dict):
         raise SettingsError(str(path), "(top)", "expected a JSON object")
     return validate_global(document, str(path))

@@ -52,7 +52,10 @@ def derived_dir(hive: Path, bee: str) -> Path:
 
 
 def ensure_dir(path: Path) -> None:
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    """`path` and its parents up to the hive, each 0750 (mkdir's parents ignore `mode`)."""
+    if not path.parent.is_dir():
+        ensure_dir(path.parent)
+    path.mkdir(mode=DIR_MODE, exist_ok=True)
 
 
 def fsync_dir(path: Path) -> None:
@@ -63,7 +66,8 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool = True
+                 ) -> None:
     """Temp file in the same folder, fsync, rename over `path`, fsync the folder.
 
     On failure the temp file is removed, `path` keeps its previous content, and
@@ -83,7 +87,8 @@ def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
             os.close(fd)
         os.replace(temp, path)
         temp = None
-        fsync_dir(path.parent)
+        if sync_dir:
+            fsync_dir(path.parent)
     except OSError as error:
         raise StoreError(f"{path}: {error.strerror or error}") from None
     finally:
@@ -150,7 +155,9 @@ def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
         ensure_dir(directory)
     except OSError as error:
         raise StoreError(f"{directory}: {error.strerror or error}") from None
-    write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"))
+    # One folder fsync covers both renames: the state is renamed last, and a state that
+    # survives without its handoff.md is only re-rendered at the next start.
+    write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"), sync_dir=False)
     write_atomic(state_path(hive, bee), _encoder.encode(state))
 
 

@@ -470,7 +470,7 @@ def test_a_new_prompt_version_does_not_reuse_old_texts(
     cache = SummaryCache(tmp_path / "summaries.sqlite")
     try:
         cascade_of(site, None, cache=cache).condense(item(1), ANSWER)
-        monkeypatch.setattr("horizon.summarize.cache.PROMPT_VERSION", "next")
+        monkeypatch.setattr("horizon.summarize.keys.PROMPT_VERSION", "next")
         hot = CachedSummarizer(["ollama/m1"], settings(), cache)
         assert hot.condense(item(1)).level == TRUNCATION
         cascade_of(site, None, cache=cache).condense(item(1), ANSWER)

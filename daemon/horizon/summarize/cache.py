@@ -7,36 +7,32 @@ and a restart or `horizon rebuild` does not pay for the same model output twice.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import os
 import sqlite3
 import threading
-from collections.abc import Iterable
 from pathlib import Path
 
-from horizon.summarize.prompts import PROMPT_VERSION
-
 CACHE_NAME = "summaries.sqlite"
-
-
-def cache_key(kind: str, level: str, parts: Iterable[str]) -> str:
-    digest = hashlib.blake2b(digest_size=20)
-    for part in (kind, level, PROMPT_VERSION, *parts):
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 class SummaryCache:
     """Shared by the main loop (reads) and the model workers (writes)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
         self.path = path
+        self.create = create  # False: a reader that must write nothing (`render`)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+            if not self.path.exists():
+                if not self.create:
+                    raise sqlite3.OperationalError("no cache yet")
+                # Derived text of journals: 0750 folders, a 0640 file, like every other.
+                for folder in (self.path.parent.parent, self.path.parent):
+                    folder.mkdir(mode=0o750, exist_ok=True)
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o640))
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, "
@@ -73,5 +69,5 @@ class SummaryCache:
             self._reset()
 
 
-def hive_cache(hive: Path) -> SummaryCache:
-    return SummaryCache(hive / "horizon" / CACHE_NAME)
+def hive_cache(hive: Path, *, create: bool = True) -> SummaryCache:
+    return SummaryCache(hive / "horizon" / CACHE_NAME, create=create)

@@ -9,7 +9,7 @@ from horizon.blocks import Item
 from horizon.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
 from horizon.settings import HorizonSettings
 from horizon.summarize.base import Condensed, Folded
-from horizon.summarize.cache import SummaryCache, cache_key
+from horizon.summarize.keys import CacheReader, cache_key
 from horizon.summarize.truncation import Truncation
 from horizon.text import flatten
 
@@ -49,7 +49,7 @@ class CachedSummarizer:
     """The hot-path summarizer when models are configured: cache or truncation, no call."""
 
     def __init__(self, level_names: list[str], settings: HorizonSettings,
-                 cache: SummaryCache | None) -> None:
+                 cache: CacheReader | None) -> None:
         self.level_names = level_names
         self.cache = cache
         self.truncation = Truncation(settings.ligne_max)

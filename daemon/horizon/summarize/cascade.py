@@ -16,8 +16,9 @@ from horizon.blocks import Item
 from horizon.recit import Recit
 from horizon.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.summarize.base import TRUNCATION, Condensed, Fallback, Folded
-from horizon.summarize.cache import SummaryCache, cache_key
+from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import fold_key, parse_recit
+from horizon.summarize.keys import cache_key
 from horizon.summarize.prompts import (
     CONDENSE_SYSTEM,
     FOLD_SYSTEM,
@@ -173,6 +174,10 @@ class Cascade:
         except ProviderError as error:
             breaker.trip()
             fallbacks.append(Fallback(level.name, str(error)))
+            return None
+        except Exception as error:  # any surprise is a failed call; its text may hold a key
+            breaker.trip()
+            fallbacks.append(Fallback(level.name, f"unexpected error ({type(error).__name__})"))
             return None
         return reply
 
