@@ -18,7 +18,6 @@ import structlog
 from horizon import __version__
 from horizon.engine import Pass, commit, context, run_pass
 from horizon.entries import format_instant
-from horizon.flags import flags_path
 from horizon.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive import discover, file_signature
 from horizon.journal import JournalError, live_name
@@ -27,8 +26,9 @@ from horizon.logs import get_logger
 from horizon.manifest import Manifest, read_manifest
 from horizon.modelwork import InFlight, ModelWork
 from horizon.passlog import log_pass
+from horizon.polling import StatFallback
 from horizon.render import render
-from horizon.rotation import finish_rotations, rotate, seal
+from horizon.rotation import finish_rotations, rotate
 from horizon.settings import Effective, GlobalConfig, SettingsError
 from horizon.settings_files import bee_file, effective_settings, hive_file
 from horizon.store import (
@@ -71,7 +71,7 @@ class BeeRuntime:
     inflight: InFlight = field(default_factory=InFlight)
 
 
-class HiveService:
+class HiveService(StatFallback):
     """Serves one hive: holds its lock from `__init__` until `close`."""
 
     def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
@@ -326,72 +326,6 @@ class HiveService:
         runtime.write_failed = False
         runtime.backoff_s = BACKOFF_MIN_S
         runtime.retry_at = 0.0
-
-    # -- the stat fallback ----------------------------------------------------------------
-
-    def changed_bees(self) -> list[str]:
-        """Bees whose files moved since their checkpoint (what lost events would hide)."""
-        changed = []
-        for name, runtime in self.bees.items():
-            state = runtime.state
-            live = file_signature(self.window / live_name(name))
-            if state is None:
-                if live is not None or runtime.dirty:
-                    changed.append(name)
-                continue
-            checkpoint = state.checkpoint
-            if live is not None and checkpoint.segment == live_name(name):
-                if live[0] != checkpoint.ino or live[1] != checkpoint.offset:
-                    changed.append(name)
-            elif live is not None and live[1] > 0:
-                changed.append(name)  # a new live file after a rotation
-            if self._unsealed_grew(runtime):
-                changed.append(name)
-        return changed
-
-    def _unsealed_grew(self, runtime: BeeRuntime) -> bool:
-        manifest = runtime.manifest
-        if manifest is None:
-            return False
-        grew = False
-        now = time.monotonic()
-        for name in manifest.rotated:
-            if name in manifest.sealed:
-                continue
-            size = file_signature(self.window / "archive" / name)
-            if size is None:
-                continue
-            seen = runtime.quiet_since.get(name)
-            if seen is None or seen[0] != size[1]:
-                runtime.quiet_since[name] = (size[1], now)
-                if size[1] > manifest.late_end(name):
-                    runtime.late_check.add(name)
-                    grew = True
-            elif now - seen[1] >= self.config.rotate_wait_s and size[1] <= manifest.late_end(
-                    name):
-                with self.bind(runtime.name):
-                    try:
-                        seal(self.window, runtime.name, name, size[1], manifest)
-                    except OSError as error:
-                        self._write_failed(runtime, f"{error.filename}: {error.strerror}")
-                        continue
-                    runtime.quiet_since.pop(name, None)
-                    log.info("archive.sealed", segment=name, size=size[1])
-        return grew
-
-    def settings_changed(self) -> bool:
-        """Whether a settings or flags file changed since the last look (poll mode)."""
-        files = self.settings_files() + [flags_path(self.hive, bee) for bee in self.bees]
-        changed = False
-        for path in files:
-            signature = file_signature(path)
-            if self.settings_seen.get(path, signature) != signature:
-                changed = True
-            self.settings_seen[path] = signature
-        return changed
-
-    def window_changed(self) -> bool:
-        return file_signature(self.window) != self.window_seen
 
     # -- heartbeat ------------------------------------------------------------------------
 
