@@ -95,7 +95,7 @@ def has_history(hive: Path, bee: str) -> bool:
     return (window / f"{bee}-messages.jsonl").exists() or bool(archive_numbers(window, bee))
 
 
-def file_signature(path: Path) -> tuple[int, int, int] | None:
+def file_signature(path: Path | str) -> tuple[int, int, int] | None:
     """(inode, size, mtime) without following links: what the stat fallback compares."""
     try:
         info = os.stat(path, follow_symlinks=False)

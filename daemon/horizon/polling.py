@@ -28,6 +28,7 @@ class StatFallback:
     config: GlobalConfig
     bees: dict[str, BeeRuntime]
     settings_seen: dict[Path, tuple[int, int, int] | None]
+    watch_mode: str
     window_seen: tuple[int, int, int] | None
 
     # Provided by HiveService.
@@ -45,7 +46,7 @@ class StatFallback:
         changed = []
         for name, runtime in self.bees.items():
             state = runtime.state
-            live = file_signature(self.window / live_name(name))
+            live = file_signature(runtime.live_path)
             if state is None:
                 if live is not None or runtime.dirty:
                     changed.append(name)
@@ -91,8 +92,12 @@ class StatFallback:
         return grew
 
     def settings_changed(self) -> bool:
-        """Whether a settings or flags file changed since the last look (poll mode)."""
-        files = self.settings_files() + [flags_path(self.hive, bee) for bee in self.bees]
+        """Whether a settings or flags file changed since the last look. With inotify the
+        folders' own signatures stand for their files (events cover in-place edits);
+        polling alone looks at every file."""
+        files = [self.hive / "horizon.toml", self.hive / "bees", self.hive / "phares"]
+        if self.watch_mode == "poll":
+            files += self.settings_files() + [flags_path(self.hive, bee) for bee in self.bees]
         changed = False
         for path in files:
             signature = file_signature(path)

@@ -54,6 +54,7 @@ class BeeRuntime:
     """What the daemon keeps in memory for one bee between passes."""
 
     name: str
+    live_path: str = ""  # the live journal, as the stat fallback looks at it each poll
     effective: Effective | None = None
     settings_error: str | None = None
     state_error: str | None = None
@@ -107,7 +108,7 @@ class HiveService(StatFallback):
         self.problems = problems
         new = [bee for bee in bees if bee not in self.bees]
         for bee in new:
-            self.bees[bee] = BeeRuntime(bee)
+            self.bees[bee] = BeeRuntime(bee, live_path=str(self.window / live_name(bee)))
             self.load_settings(self.bees[bee])
         for gone in set(self.bees) - set(bees):
             del self.bees[gone]
