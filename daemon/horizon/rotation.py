@@ -43,7 +43,11 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
         return None
     archive = window / "archive"
     archive.mkdir(mode=0o750, exist_ok=True)
-    target = archive / archive_name(bee, _next_number(window, bee, manifest))
+    # A rotation that failed before its link keeps its number: the new record for the
+    # same segment (with today's offset) replaces the old one on replay.
+    unfinished = next((r.segment for r in manifest.rotated.values()
+                       if r.ino == info.st_ino and not (archive / r.segment).exists()), None)
+    target = archive / (unfinished or archive_name(bee, _next_number(window, bee, manifest)))
     record = Rotated(target.name, info.st_ino, checkpoint.offset, checkpoint.seq)
     append_records(window, bee, [record])
     manifest.add(record)
@@ -67,10 +71,13 @@ def finish_rotations(window: Path, bee: str, manifest: Manifest) -> list[str]:
             live_ino = None
         if live_ino != record.ino:
             continue
-        if not target.exists():
-            os.link(live, target, follow_symlinks=False)
-        os.unlink(live)
-        fsync_dir(window)
+        try:
+            if not target.exists():
+                os.link(live, target, follow_symlinks=False)
+            os.unlink(live)
+            fsync_dir(window)
+        except OSError:
+            continue  # the next rotation of this file retries under the same number
         finished.append(record.segment)
     return finished
 

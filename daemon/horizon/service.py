@@ -46,6 +46,7 @@ from horizon.upgrades import take_condensed, take_folded
 
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 60.0
+ROTATE_RETRY_S = 60.0
 log = get_logger()
 
 
@@ -70,6 +71,7 @@ class BeeRuntime:
     retry_at: float = 0.0
     last_text: str | None = None
     inflight: InFlight = field(default_factory=InFlight)
+    rotate_retry_at: float = 0.0
 
 
 class HiveService(StatFallback):
@@ -299,7 +301,17 @@ class HiveService(StatFallback):
                 or checkpoint.lines < self.config.rotation_entries
                 or runtime.manifest is None):
             return
-        moved = rotate(self.window, runtime.name, checkpoint, runtime.manifest)
+        if time.monotonic() < runtime.rotate_retry_at:
+            return
+        try:
+            moved = rotate(self.window, runtime.name, checkpoint, runtime.manifest)
+        except OSError as error:
+            # No hard links here, a full disk...: the journal keeps growing, nothing is
+            # lost, and the rotation is tried again later.
+            runtime.rotate_retry_at = time.monotonic() + ROTATE_RETRY_S
+            log.error("archive.rotate_failed", reason=f"{error.filename}: {error.strerror}",
+                      retry_in_s=ROTATE_RETRY_S)
+            return
         if moved is None:
             return
         state.checkpoint = moved

@@ -1,0 +1,80 @@
+"""A rotation that cannot link (no hard links, a full disk) loses nothing, keeps its
+segment number, and succeeds once linking works again."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import horizon.rotation
+import horizon.service
+from horizon.engine import run_pass
+from horizon.entries import Entry, Rejection
+from horizon.manifest import read_manifest
+from horizon.service import HiveService
+from horizon.settings_files import effective_settings, load_global
+
+BEE = "mia"
+
+
+def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps({"hives": [str(hive)], "rotation_entries": 3}))
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+
+    def append(count: int, start: int) -> None:
+        with live.open("ab") as journal:
+            for n in range(start, start + count):
+                journal.write(json.dumps({"ts": time.time(), "type": "task",
+                                          "question": f"q{n}", "answer": "a"}).encode() + b"\n")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
+
+    monkeypatch.setattr(horizon.rotation.os, "link", refuse)
+    monkeypatch.setattr(horizon.service, "ROTATE_RETRY_S", 0.0)
+    service = HiveService(hive, config, str(config_path))
+    try:
+        append(4, 0)
+        service.refresh_bees()
+        service.process(BEE)
+        assert live.exists(), "the journal stays where it is"
+        assert not (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
+        append(1, 4)
+        service.process(BEE)  # tried again, still refused: no second number is taken
+        names = set(read_manifest(hive / "window", BEE).rotated)
+        assert names == {f"{BEE}-messages.000001.jsonl"}
+
+        monkeypatch.undo()
+        monkeypatch.setattr(horizon.service, "ROTATE_RETRY_S", 0.0)
+        append(1, 5)
+        service.process(BEE)
+        assert (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
+        assert not (hive / "window" / "archive" / f"{BEE}-messages.000002.jsonl").exists()
+        append(2, 6)
+        service.process(BEE)
+        state = service.bees[BEE].state
+    finally:
+        service.close()
+
+    seen: list[str] = []
+
+    def keep(record: Entry | Rejection) -> None:
+        assert isinstance(record, Entry)
+        seen.append(record.question)
+
+    effective = effective_settings(config, str(config_path), hive, BEE)
+    rebuilt = run_pass(hive, BEE, config, effective, time.time(), None, on_record=keep)
+    assert seen == [f"q{n}" for n in range(8)], "every line once, in order"
+    assert rebuilt.state.zones == state.zones
+    assert os.path.exists(live)
