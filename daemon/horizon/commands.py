@@ -24,6 +24,7 @@ from horizon.journal import Checkpoint, JournalError, line_hash
 from horizon.lock import HiveLock, HiveLocked, holder
 from horizon.manifest import read_manifest
 from horizon.render import render as render_view
+from horizon.rotation import finish_rotations
 from horizon.settings import Effective, GlobalConfig, SettingsError
 from horizon.settings_files import (
     bee_file,
@@ -107,6 +108,8 @@ def rebuild(args: argparse.Namespace) -> int:
             try:
                 with reported():
                     effective = effective_settings(config, source, hive, bee)
+                    # A rotation a crash interrupted is finished first, as the daemon would.
+                    finish_rotations(hive / "window", bee, read_manifest(hive / "window", bee))
                     outcome = run_pass(hive, bee, config, effective, now, None,
                                        read_time=args.wall_now, cache=cache)
                     commit(hive, bee, outcome)
