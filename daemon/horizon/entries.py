@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import msgspec
 
-LIGHTHOUSE_FROM_DEFAULT = "apicultrice"
 LATEST = 253402300799.0  # 9999-12-31T23:59:59Z: the last instant a view can print
 
 

@@ -6,8 +6,6 @@ import os
 import re
 from pathlib import Path
 
-from horizon.journal import archive_numbers
-
 BEE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")
 _LIVE = re.compile(r"^(?P<bee>.+)-messages\.jsonl$")
 _ARCHIVED = re.compile(r"^(?P<bee>.+)-messages\.\d{6}\.jsonl$")
@@ -88,11 +86,6 @@ def require_bee(hive: Path, bee: str) -> str:
             raise HiveError(problem)
     known = ", ".join(bees) or "none"
     raise HiveError(f"unknown bee {bee!r} in hive {hive} (bees: {known})")
-
-
-def has_history(hive: Path, bee: str) -> bool:
-    window = hive / "window"
-    return (window / f"{bee}-messages.jsonl").exists() or bool(archive_numbers(window, bee))
 
 
 def file_signature(path: Path | str) -> tuple[int, int, int] | None:

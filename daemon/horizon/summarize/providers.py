@@ -7,7 +7,6 @@ settings name and never appear in a reason, a log or a file.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from typing import Any, Protocol
 
@@ -24,28 +23,6 @@ class Provider(Protocol):
     name: str
 
     def chat(self, model: str, system: str, user: str) -> str: ...
-
-
-def redact(url: str) -> str:
-    """`url` without credentials, for messages."""
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL:
-        return "<invalid url>"
-    return str(parsed.copy_with(username=None, password=None)) if parsed.userinfo else url
-
-
-def is_loopback(url: str) -> bool:
-    try:
-        host = httpx.URL(url).host
-    except httpx.InvalidURL:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _call(client: httpx.Client, url: str, payload: dict[str, Any],
@@ -120,11 +97,12 @@ class OpenAI:
         return {"Authorization": f"Bearer {key}"}
 
     def chat(self, model: str, system: str, user: str) -> str:
+        # Options first: temperature, max_tokens... never the model, messages or stream.
         payload: dict[str, Any] = {
-            "model": model,
+            **self.config.options,
+            "model": model, "stream": False,
             "messages": [{"role": "system", "content": system},
                          {"role": "user", "content": user}],
-            **self.config.options,
         }
         data = _call(self.client, self.url, payload, self._headers())
         try:
