@@ -94,3 +94,16 @@ def test_a_journal_rewritten_in_place_is_noticed_by_its_tail_hash(tmp_path: Path
     seen, outcome = one_pass(hive)
     assert seen == [(3, "A"), (4, "B"), (5, "C")]
     assert outcome.notes.replaced is not None and "rewritten" in outcome.notes.replaced
+
+
+def test_a_deleted_live_journal_keeps_its_seqs_for_the_next_one(tmp_path: Path) -> None:
+    hive = hive_with(tmp_path, lines("a", "b", "c"))
+    one_pass(hive)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+    live.unlink()
+    seen, outcome = one_pass(hive)
+    assert seen == [] and outcome.missing_segment is None, "nothing to read, no rebuild"
+    assert outcome.state.zones.up_to == 3, "the zones keep what was read"
+    live.write_bytes(lines("new"))
+    seen, _ = one_pass(hive)
+    assert seen == [(4, "new")], "the writer's new file continues after #3"
