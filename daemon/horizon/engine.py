@@ -139,7 +139,6 @@ class _Reading:
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)
         state.checkpoint = reader.checkpoint
-        state.level = state.zones.recit_level
         notes = reader.notes
         state.mismatched_flags = sorted(
             (set(state.mismatched_flags) | notes.mismatched_flags) - notes.matched_flags

@@ -100,6 +100,7 @@ class ModelWork:
                           self.stopping)
         shown = {(item.seq, item.content) for item in zones.condense}
         originals = {(item.seq, item.content): item for item in to_condense}
+        fresh = set(originals)  # answers whole in hand; the others are read back by seq
         if upgrade and manifest is not None:
             for item in zones.condense:
                 key = (item.seq, item.content)
@@ -108,9 +109,8 @@ class ModelWork:
         for key, original in originals.items():
             if key in shown and key not in inflight.condense:
                 inflight.condense.add(key)
-                from_journal = key not in {(i.seq, i.content) for i in to_condense}
                 self.jobs.put(functools.partial(self._condense, hive, bee, cascade, original,
-                                                from_journal, state.segments, manifest))
+                                                key not in fresh, state.segments, manifest))
         if zones.pending_folds and zones.chain is not None and not inflight.fold:
             inflight.fold = True
             batches = len(zones.pending_folds)

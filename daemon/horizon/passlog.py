@@ -33,7 +33,7 @@ def log_pass(outcome: Pass) -> None:
                  seqs=outcome.changes.evicted[:20])
     if outcome.changes.folds:
         log.info("zone.folded", batches=outcome.changes.folds,
-                 count=len(outcome.changes.folded), summarizer=outcome.state.level)
+                 count=len(outcome.changes.folded), summarizer=outcome.state.zones.recit_level)
     if outcome.view.guard_cut:
         log.error("render.guard_cut", chars=len(outcome.view.text))
     log.info("handoff.written", chars=len(outcome.view.text),

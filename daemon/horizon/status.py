@@ -72,7 +72,7 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     sources = Counter(item.source for item in zones.condense)
     report.update(
         derived=True, entries=zones.accepted, rejected=zones.rejected, up_to=zones.up_to,
-        level=state.level, mismatched_flags=state.mismatched_flags,
+        level=zones.recit_level, mismatched_flags=state.mismatched_flags,
         summarizer={"recit": zones.recit_level, "condense": dict(sources),
                     "pending_folds": len(zones.pending_folds), "fallbacks": state.fallbacks},
     )

@@ -34,7 +34,6 @@ class BeeState(msgspec.Struct, kw_only=True):
     zones: Zones = msgspec.field(default_factory=Zones)
     # A digest of every setting the zones depend on: another digest means recompute.
     settings_key: str = ""
-    level: str = "troncature"
     segments: dict[str, list[int]] = msgspec.field(default_factory=dict)
     mismatched_flags: list[int] = msgspec.field(default_factory=list)
     fallbacks: int = 0  # model calls that fell back a level, over the bee's life
