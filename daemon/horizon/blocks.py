@@ -6,10 +6,12 @@ exactly what is injected.
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
-from horizon.entries import format_instant
-from horizon.text import metadata, quoted_lines
+from horizon.entries import INSTANT_CHARS, format_instant
+from horizon.text import clean, metadata, quoted_lines
 
 FORMAT = 1
 # Zones reserve room for a header whose up_to has this many digits, so the real one fits.
@@ -47,6 +49,7 @@ def notice(bee: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def net_overhead(bee: str) -> int:
     """What net pays for the header and the notice, whatever up_to becomes."""
     return len(header(bee, "horizon", _RESERVED_SEQ, 0)) + len(notice(bee))
@@ -65,6 +68,48 @@ def heading(item: Item) -> str:
     return " · ".join(parts)
 
 
+def heading_size(item: Item) -> int:
+    """len(heading(item)), without formatting the instant (every instant prints in
+    INSTANT_CHARS) and with metadata measured once per distinct value."""
+    size = 5 + len(str(item.seq)) + 3 + INSTANT_CHARS + 3 + _metadata_size(item.type)
+    if item.tool:
+        size += 3 + 6 + _metadata_size(item.tool)
+    if item.sender:
+        size += 3 + 3 + _metadata_size(item.sender)
+    if item.writer_id:
+        size += 3 + 3 + _metadata_size(item.writer_id)
+    if item.lighthouse:
+        size += 3 + 5
+    return size
+
+
+@functools.lru_cache(maxsize=1024)
+def _metadata_size(text: str) -> int:
+    return len(metadata(text))
+
+
+def quoted_size(text: str) -> int:
+    """The characters quoted_lines(text) takes, each line with its newline: every line
+    gains the two-character prefix, an empty one only `>`."""
+    cleaned = clean(text)
+    lines = cleaned.split("\n")
+    return len(cleaned) + 2 * len(lines) + 1 - lines.count("")
+
+
+def exchange_size(item: Item, answer_label: str, answer: str | None = None,
+                  question: str | None = None) -> int:
+    """len(exchange_block(...)) by arithmetic: zones measure every exchange they take in,
+    and most of them leave before anything renders them."""
+    question = item.question if question is None else question
+    answer = item.answer if answer is None else answer
+    size = heading_size(item) + 1 + 1
+    if question:
+        size += len(_QUESTION) + 1 + quoted_size(question)
+    if answer:
+        size += len(answer_label) + 1 + quoted_size(answer)
+    return size
+
+
 def exchange_block(item: Item, answer_label: str, answer: str | None = None,
                    question: str | None = None) -> str:
     """One exchange: heading, the question, the answer (whole or condensed), a blank line."""
@@ -72,7 +117,7 @@ def exchange_block(item: Item, answer_label: str, answer: str | None = None,
     answer = item.answer if answer is None else answer
     lines = [heading(item)]
     if question:
-        lines.append("Question :")
+        lines.append(_QUESTION)
         lines.extend(quoted_lines(question))
     if answer:
         lines.append(answer_label)
@@ -81,6 +126,7 @@ def exchange_block(item: Item, answer_label: str, answer: str | None = None,
     return "\n".join(lines) + "\n"
 
 
+_QUESTION = "Question :"
 NET_ANSWER = "Réponse :"
 CONDENSED_ANSWER = "Réponse condensée :"
 
@@ -91,3 +137,11 @@ def net_block(item: Item) -> str:
 
 def condensed_block(item: Item) -> str:
     return exchange_block(item, CONDENSED_ANSWER)
+
+
+def net_size(item: Item) -> int:
+    return exchange_size(item, NET_ANSWER)
+
+
+def condensed_size(item: Item) -> int:
+    return exchange_size(item, CONDENSED_ANSWER)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 import math
-from datetime import UTC, datetime
+import time
+from datetime import datetime
 
 import msgspec
 
 LATEST = 253402300799.0  # 9999-12-31T23:59:59Z: the last instant a view can print
+INSTANT_CHARS = 20  # len(format_instant(t)) for every t in [0, LATEST]
 
 
 class RejectReason(enum.StrEnum):
@@ -85,7 +87,7 @@ def parse_ts(value: str | int | float) -> float | None:
 
 def format_instant(instant: float) -> str:
     """RFC 3339 in UTC, to the second: the form every view and log uses."""
-    return datetime.fromtimestamp(int(instant), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(instant)))
 
 
 def _classify(error: msgspec.MsgspecError) -> tuple[RejectReason, str]:

@@ -62,22 +62,52 @@ def _quote_size(seq: int, text: str) -> int:
     return sum(len(line) + 1 for line in _quote_lines(seq, text))
 
 
+@functools.lru_cache(maxsize=16)
+def _quote_sizes(paroles: tuple[Quote, ...]) -> tuple[tuple[int, ...], int]:
+    """Each quote's size and their sum: Paroles changes at few folds, and a full récit
+    can hold hundreds of quotes."""
+    sizes = tuple(_quote_size(quote.seq, quote.text) for quote in paroles)
+    return sizes, sum(sizes)
+
+
 @functools.lru_cache(maxsize=16384)
 def _line(text: str) -> str:
     return "> - " + flatten(text)
 
 
+@functools.lru_cache(maxsize=16384)
+def _line_size(text: str) -> int:
+    return len(_line(text)) + 1
+
+
+@functools.lru_cache(maxsize=64)
+def _mission_size(mission: str) -> int:
+    return sum(len(line) + 1 for line in quoted_lines(mission))
+
+
+_FRAME = len(TITLE) + 1 + sum(len(section) + 5 for section in SECTIONS) + 1
+
+
+def _size(lines: int, lines_size: int, quotes: int, quotes_size: int, mission: str | None
+          ) -> int:
+    """The rendered size from the parts' sizes: nothing at all renders as nothing."""
+    if not lines and not quotes and not mission:
+        return 0
+    return _FRAME + (_mission_size(mission) if mission else 0) + quotes_size + lines_size
+
+
 def recit_size(recit: Recit, mission: str | None) -> int:
     """len(render_recit(recit, mission)), by arithmetic: folds measure often."""
-    if recit.is_empty() and not mission:
-        return 0
-    size = len(TITLE) + 1 + sum(len(section) + 5 for section in SECTIONS) + 1
-    if mission:
-        size += sum(len(line) + 1 for line in quoted_lines(mission))
-    size += sum(_quote_size(quote.seq, quote.text) for quote in recit.paroles)
-    for name in FREE_SECTIONS:
-        size += sum(len(_line(line.text)) + 1 for line in recit.lines_of(name))
-    return size
+    lines = [line for name in FREE_SECTIONS for line in recit.lines_of(name)]
+    return _size(len(lines), sum(_line_size(line.text) for line in lines), len(recit.paroles),
+                 _quote_sizes(recit.paroles)[1], mission)
+
+
+def fits_one_more_line(paroles: tuple[Quote, ...], mission: str | None, line: Line,
+                       budget: int) -> bool:
+    """Whether a récit holding only these quotes, the mission and `line` is within budget."""
+    return _size(1, _line_size(line.text), len(paroles), _quote_sizes(paroles)[1],
+                 mission) <= budget
 
 
 def section_body(recit: Recit, section: str, mission: str | None) -> list[str]:
@@ -107,32 +137,33 @@ def bound_recit(recit: Recit, mission: str | None, budget: int
                 ) -> tuple[Recit, str | None]:
     """Within `budget`: free sections lose their oldest lines first, then Mission, then quotes.
 
-    Returns the bounded récit and the mission still shown (None once dropped).
+    Returns the bounded récit and the mission still shown (None once dropped). Measured
+    by arithmetic on the parts, once: a récit at its budget is bounded at every fold.
     """
-    if recit_size(recit, mission) <= budget:
-        return recit, mission
     sections = {name: list(recit.lines_of(name)) for name in FREE_SECTIONS}
-    paroles = list(recit.paroles)
-
-    def size() -> int:
-        bounded = Recit({k: tuple(v) for k, v in sections.items() if v}, tuple(paroles))
-        return recit_size(bounded, mission)
-
-    # One pass measuring the drop of each line keeps this linear in the number of lines.
-    excess = size() - budget
-    order = sorted(
-        ((line.seq, FREE_SECTIONS.index(name), name) for name in FREE_SECTIONS
-         for line in sections[name]),
-    )
+    line_count = sum(len(lines) for lines in sections.values())
+    lines_size = sum(_line_size(line.text) for lines in sections.values() for line in lines)
+    quote_sizes, quotes_size = _quote_sizes(recit.paroles)
+    excess = _size(line_count, lines_size, len(quote_sizes), quotes_size, mission) - budget
+    if excess <= 0:
+        return recit, mission
+    # Lines leave oldest seq first across sections, each section from its front.
+    order = sorted((line.seq, FREE_SECTIONS.index(name), name)
+                   for name in FREE_SECTIONS for line in sections[name])
     for _, _, name in order:
         if excess <= 0:
             break
-        dropped_line = sections[name].pop(0)
-        excess -= len(_line(dropped_line.text)) + 1
-    if size() > budget and mission:
+        size = _line_size(sections[name].pop(0).text)
+        excess -= size
+        lines_size -= size
+        line_count -= 1
+    if mission and _size(line_count, lines_size, len(quote_sizes), quotes_size,
+                         mission) > budget:
         mission = None
-    excess = size() - budget
-    while paroles and excess > 0:
-        excess -= _quote_size(paroles[0].seq, paroles[0].text)
-        paroles.pop(0)
-    return Recit({k: tuple(v) for k, v in sections.items() if v}, tuple(paroles)), mission
+    excess = _size(line_count, lines_size, len(quote_sizes), quotes_size, mission) - budget
+    dropped = 0
+    while dropped < len(quote_sizes) and excess > 0:
+        excess -= quote_sizes[dropped]
+        dropped += 1
+    return (Recit({name: tuple(lines) for name, lines in sections.items() if lines},
+                  recit.paroles[dropped:]), mission)

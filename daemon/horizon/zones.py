@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import msgspec
 
-from horizon.blocks import Item, condensed_block, net_block, net_overhead
+from horizon.blocks import Item, condensed_size, net_overhead, net_size
 from horizon.entries import Entry, Rejection
-from horizon.recit import Quote, Recit, bound_recit
+from horizon.recit import Quote, Recit, bound_recit, fits_one_more_line
 from horizon.settings import HorizonSettings
 from horizon.summarize.base import TRUNCATION, Folded, Summarizer
-from horizon.summarize.truncation import Truncation
+from horizon.summarize.truncation import Truncation, next_step
 from horizon.text import flatten
 from horizon.turns import append_turns
 
 CONVERSATION = "conversation"
+_INSTANT = operator.attrgetter("instant")
 MAX_PENDING_FOLDS = 32
 
 
@@ -103,7 +105,7 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
         answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
         writer_id=record.writer_id, content=content_hash(record),
     )
-    item.chars = len(net_block(item))
+    item.chars = net_size(item)
     zones.net.append(item)
     zones.net_chars += item.chars
     _evict(zones, ctx, changes)
@@ -111,11 +113,9 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
 
 def content_hash(entry: Entry) -> str:
     """The identity of an exchange's text, whatever its seq: what the model cache keys on."""
-    digest = hashlib.blake2b(digest_size=16)
-    for part in (entry.type, entry.tool or "", entry.question, entry.answer):
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-    return digest.hexdigest()
+    # Each part ends with a NUL, so no two exchanges share the hashed bytes.
+    text = f"{entry.type}\0{entry.tool or ''}\0{entry.question}\0{entry.answer}\0"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def sweep(zones: Zones, ctx: Context) -> Changes:
@@ -128,9 +128,39 @@ def sweep(zones: Zones, ctx: Context) -> Changes:
 
 def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     settings = ctx.settings
+    oldest_allowed = ctx.now - settings.age_net_heures * 3600.0
+    net = zones.net
+    if settings.plancher_phare == "net" or min(map(_INSTANT, net)) < oldest_allowed:
+        leaving = _leaving_by_rule(zones, ctx, oldest_allowed)
+    else:
+        # Nothing aged and nothing protected: net is a queue, and only its front leaves
+        # (this is the rule below with every test known in advance, at the cost of what
+        # leaves rather than of all net holds).
+        size = net_overhead(ctx.bee) + zones.net_chars
+        count = 0
+        while size > settings.budget_net and count < len(net) - 1:
+            size -= net[count].chars
+            count += 1
+        leaving = net[:count]
+        del net[:count]
+        zones.net_chars -= sum(item.chars for item in leaving)
+    if not leaving:
+        return
+    for item in sorted(leaving, key=lambda item: item.seq):
+        original = msgspec.structs.replace(item) if ctx.summarizer.models else item
+        _enter_condense(zones, item, ctx)
+        changes.evicted.append(item.seq)
+        if ctx.summarizer.models and item.source == TRUNCATION:
+            changes.to_condense.append(original)
+    _fold_if_over(zones, ctx, changes)
+
+
+def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[Item]:
+    """The exchanges that leave net, taken out of it: aged first, then the oldest while over
+    budget, lighthouses last when net is their floor."""
+    settings = ctx.settings
     protect = settings.plancher_phare == "net"
     overhead = net_overhead(ctx.bee)
-    oldest_allowed = ctx.now - settings.age_net_heures * 3600.0
     last = zones.net[-1]
     leaving: list[Item] = []
     kept: list[Item] = []
@@ -158,26 +188,22 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
                 leaving.append(kept.pop(index))
             else:
                 index += 1
-    if not leaving:
-        return
-    zones.net = [*kept, last]
-    zones.net_chars = sum(item.chars for item in zones.net)
-    for item in sorted(leaving, key=lambda item: item.seq):
-        original = msgspec.structs.replace(item)
-        _enter_condense(zones, item, ctx)
-        changes.evicted.append(item.seq)
-        if ctx.summarizer.models and item.source == TRUNCATION:
-            changes.to_condense.append(original)
-    _fold_if_over(zones, ctx, changes)
+    if leaving:
+        zones.net = [*kept, last]
+        zones.net_chars = sum(item.chars for item in zones.net)
+    return leaving
 
 
 def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
     condensed = ctx.summarizer.condense(item)
     item.answer = condensed.text
     item.source = condensed.level
-    item.chars = len(condensed_block(item))
-    position = bisect.bisect(zones.condense, item.seq, key=lambda held: held.seq)
-    zones.condense.insert(position, item)
+    item.chars = condensed_size(item)
+    if not zones.condense or zones.condense[-1].seq < item.seq:
+        zones.condense.append(item)  # the usual case: evicted after all it holds
+    else:
+        position = bisect.bisect(zones.condense, item.seq, key=lambda held: held.seq)
+        zones.condense.insert(position, item)
     zones.condense_chars += item.chars
 
 
@@ -194,7 +220,7 @@ def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: st
             zones.condense_chars -= item.chars
             item.answer = text
             item.source = level
-            item.chars = len(condensed_block(item))
+            item.chars = condensed_size(item)
             zones.condense_chars += item.chars
             return True
     return False
@@ -213,7 +239,8 @@ def _fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
             if not (protect and item.lighthouse):
                 batch.add(item.seq)
                 size -= item.chars
-    if protect:
+    # The lighthouses left are at most what is left: measure them only when that is over.
+    if protect and size > budget:
         lighthouse_size = sum(
             item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
         )
@@ -240,6 +267,10 @@ def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
     once, and while the queue is not empty the récit shown is truncation's.
     """
     before = zones.recit
+    if isinstance(ctx.summarizer, Truncation):
+        zones.recit = fold_by_truncation(before, batch, ctx, ctx.summarizer, zones.first_lighthouse)
+        zones.recit_level = TRUNCATION
+        return
     if not ctx.summarizer.models:
         folded = ctx.summarizer.fold(before, batch)
         zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
@@ -252,8 +283,8 @@ def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
     replay_cached_folds(zones, ctx)
     if not zones.pending_folds:
         return
-    shown = Truncation(ctx.settings.ligne_max).fold_recit(before, batch)
-    zones.recit = compose_recit(before, shown, batch, ctx, zones.first_lighthouse)
+    zones.recit = fold_by_truncation(before, batch, ctx, Truncation(ctx.settings.ligne_max),
+                                     zones.first_lighthouse)
     zones.recit_level = TRUNCATION
     if len(zones.pending_folds) > MAX_PENDING_FOLDS:
         # The models are far behind: these folds stay as truncation wrote them.
@@ -288,12 +319,34 @@ def advance_chain(zones: Zones, folded: Folded, merged: list[Item], count: int,
         zones.chain = None
 
 
+def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncation: Truncation,
+                       first_lighthouse: str | None) -> Recit:
+    """compose_recit over truncation's fold, without making the fold when none of its
+    lines could stay.
+
+    A récit whose free sections are empty is one its quotes fill: every fold's lines are
+    dropped by the bound at once. The fold's newest line is its Prochaine étape, which
+    the bound drops last; when the quotes and Mission leave no room for that one line,
+    they leave none for any, and the outcome is the bound of the quotes alone.
+    """
+    if not any(before.sections.values()):
+        paroles = before.paroles + _quotes(batch)
+        if not fits_one_more_line(paroles, mission_of(ctx, first_lighthouse),
+                                  next_step(batch[-1].seq), ctx.settings.budget_recit):
+            return compose_recit(before, Recit({}, before.paroles), batch, ctx, first_lighthouse)
+    return compose_recit(before, truncation.fold_recit(before, batch), batch, ctx,
+                         first_lighthouse)
+
+
+def _quotes(batch: list[Item]) -> tuple[Quote, ...]:
+    return tuple(Quote(item.seq, item.question) for item in batch
+                 if item.lighthouse and item.question.strip())
+
+
 def compose_recit(before: Recit, folded: Recit, batch: list[Item], ctx: Context,
                   first_lighthouse: str | None) -> Recit:
     """The summarizer's free sections, the daemon's quotes of folded lighthouses, bounded."""
-    quotes = [Quote(item.seq, item.question) for item in batch
-              if item.lighthouse and item.question.strip()]
-    merged = Recit(folded.sections, before.paroles + tuple(quotes))
+    merged = Recit(folded.sections, before.paroles + _quotes(batch))
     bounded, _ = bound_recit(merged, mission_of(ctx, first_lighthouse), ctx.settings.budget_recit)
     return bounded
 

@@ -1,0 +1,169 @@
+"""The engine's zones equal the plain reading of the rules (tests/unit/reference.py), and
+each piece it measures by arithmetic or matches in part equals what it stands for."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from horizon.blocks import (
+    CONDENSED_ANSWER,
+    NET_ANSWER,
+    Item,
+    exchange_block,
+    exchange_size,
+    header,
+    net_overhead,
+    notice,
+)
+from horizon.entries import INSTANT_CHARS, LATEST, Entry, format_instant
+from horizon.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
+from horizon.settings import HorizonSettings
+from horizon.summarize.truncation import _FAILURE, Truncation, next_step, reports_failure
+from horizon.text import named_paths
+from horizon.zones import (
+    Context,
+    Zones,
+    apply,
+    compose_recit,
+    content_hash,
+    fold_by_truncation,
+    sweep,
+)
+from tests.unit.reference import Reference, reference_bound, reference_hash, reference_paths
+from tests.unit.strategies import histories, horizon_settings, missions, texts
+
+BEE = "mia"
+# Words that name paths and failures, and the characters IGNORECASE equates with letters
+# whose lower case they are not (İ ı ſ), so the cheap filters meet their corner cases.
+_WORDS = st.sampled_from([
+    "src/a.py", "./x", "../up/y.txt", "/etc/hosts", "~/notes.md", "e.g", "fin.", "a.b.c",
+    "(lib/mod.rs)", "x/", "/", ".", "file.TXT", "v1.2", "Error", "ERREURS", "échoué",
+    "ÉCHEC", "not found", "not  found", "faİled", "faıled", "failſ", "panicked", "fatal:",
+    "refusé.", "deniedly", "Traceback", "introuvable!", "\u00a0", "\u2028", "\x1c", " ",
+])
+word_texts = st.lists(_WORDS | texts, max_size=14).map(" ".join)
+
+
+@given(word_texts)
+def test_paths_matched_word_by_word_are_those_of_the_whole_text(text: str) -> None:
+    assert named_paths(text) == reference_paths(text)
+
+
+@given(word_texts)
+def test_the_failure_filter_agrees_with_the_failure_words(text: str) -> None:
+    assert reports_failure(text) == (_FAILURE.search(text) is not None)
+
+
+items = st.builds(
+    Item, seq=st.integers(1, 10**12), instant=st.floats(0, LATEST), type=texts,
+    question=texts | word_texts, answer=texts | word_texts, lighthouse=st.booleans(),
+    sender=st.none() | texts, tool=st.none() | texts, writer_id=st.none() | texts,
+)
+
+
+@given(items, st.sampled_from([NET_ANSWER, CONDENSED_ANSWER]),
+       st.none() | texts, st.none() | texts)
+def test_an_exchange_measured_is_the_exchange_rendered(item: Item, label: str,
+                                                       answer: str | None,
+                                                       question: str | None) -> None:
+    assert exchange_size(item, label, answer, question) == len(
+        exchange_block(item, label, answer, question))
+
+
+@given(st.floats(0, LATEST))
+def test_every_instant_prints_in_rfc_3339_and_in_the_same_width(instant: float) -> None:
+    expected = datetime.fromtimestamp(int(instant), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert format_instant(instant) == expected
+    assert len(expected) == INSTANT_CHARS
+
+
+def test_net_pays_for_the_header_and_the_notice() -> None:
+    assert net_overhead(BEE) == len(header(BEE, "horizon", 10**12 - 1, 0)) + len(notice(BEE))
+
+
+@given(st.builds(Entry, seq=st.integers(1, 99), instant=st.just(0.0), type=texts,
+                 question=texts, answer=texts, tool=st.none() | texts))
+def test_the_content_hash_is_that_of_each_part_in_turn(entry: Entry) -> None:
+    assert content_hash(entry) == reference_hash(entry)
+
+
+recits = st.builds(
+    lambda lines, quotes: Recit(
+        {name: tuple(Line(seq, text) for seq, text in group)
+         for name, group in lines.items() if group},
+        tuple(Quote(seq, text) for seq, text in quotes)),
+    st.dictionaries(st.sampled_from(["Décisions", "Fichiers", "Erreurs", "Travail en cours",
+                                     "Prochaine étape"]),
+                    st.lists(st.tuples(st.integers(1, 500), texts), max_size=8)),
+    st.lists(st.tuples(st.integers(1, 500), texts), max_size=8),
+)
+
+
+@given(recits, missions, st.integers(0, 1500))
+def test_the_recit_bound_by_arithmetic_is_the_bound_by_rendering(recit: Recit,
+                                                                 mission: str | None,
+                                                                 budget: int) -> None:
+    assert recit_size(recit, mission) == len(render_recit(recit, mission))
+    assert bound_recit(recit, mission, budget) == reference_bound(recit, mission, budget)
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories(max_size=90), horizon_settings(), missions,
+       st.lists(st.tuples(st.integers(1, 90), st.floats(0, 30)), min_size=1, max_size=5))
+def test_the_zones_are_those_of_the_rules_as_written(entries: list[Entry],
+                                                     horizon: HorizonSettings,
+                                                     mission: str | None,
+                                                     passes: list[tuple[int, float]]) -> None:
+    """Chunks, each ingested then swept at its own later `now`, as the daemon does."""
+    zones = Zones()
+    reference = Reference(BEE, horizon, mission)
+    start = 0
+    now = entries[0].instant
+    for size, hours in [*passes, (len(entries), 0.0)]:
+        chunk = entries[start:start + size]
+        start += len(chunk)
+        now = max(now, chunk[-1].instant if chunk else now) + hours * 3600
+        ctx = Context(BEE, horizon, Truncation(horizon.ligne_max), now, mission)
+        apply(zones, copy.deepcopy(chunk), ctx)
+        sweep(zones, ctx)
+        for entry in chunk:
+            reference.step(entry, now)
+        reference.sweep(now)
+        assert msgspec.to_builtins(zones) == msgspec.to_builtins(reference.zones)
+
+
+@st.composite
+def folds_at_the_edge(draw: st.DrawFn) -> tuple[Recit, list[Item], str | None, int]:
+    """A récit, a batch (older or newer than its lines: lighthouses fold late) and a budget
+    around what the quotes, Mission and the fold's Prochaine étape line take."""
+    before = draw(recits)
+    mission = draw(missions)
+    seqs = draw(st.lists(st.integers(1, 700), min_size=1, max_size=4, unique=True))
+    batch = [Item(seq=seq, instant=0.0, type=draw(st.sampled_from(["conversation", "task"])),
+                  question=draw(word_texts), answer=draw(word_texts),
+                  lighthouse=draw(st.booleans()), tool=draw(st.none() | texts))
+             for seq in sorted(seqs)]
+    paroles = before.paroles + tuple(Quote(item.seq, item.question) for item in batch
+                                     if item.lighthouse and item.question.strip())
+    with_next = Recit({"Prochaine étape": (next_step(batch[-1].seq),)}, paroles)
+    budget = recit_size(with_next, mission) + draw(st.integers(-3, 3) | st.integers(-120, 60))
+    return before, batch, mission, max(budget, 0)
+
+
+@given(folds_at_the_edge(), st.integers(16, 300))
+def test_a_fold_skipped_for_want_of_room_is_the_fold_made(edge: tuple[Recit, list[Item],
+                                                                       str | None, int],
+                                                           ligne_max: int) -> None:
+    before, batch, mission, budget = edge
+    # The settings' floors do not apply here: the bound is given any budget.
+    horizon = msgspec.structs.replace(HorizonSettings(actif=True, ligne_max=ligne_max),
+                                      budget_recit=budget)
+    ctx = Context(BEE, horizon, Truncation(ligne_max), 0.0, mission)
+    truncation = Truncation(ligne_max)
+    made = compose_recit(before, truncation.fold_recit(before, batch), batch, ctx, None)
+    assert fold_by_truncation(before, batch, ctx, truncation, None) == made
