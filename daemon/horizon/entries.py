@@ -63,15 +63,16 @@ class Rejection(msgspec.Struct, frozen=True):
 
 def parse_ts(value: str | int | float) -> float | None:
     """Epoch seconds for an RFC 3339 instant with offset or an epoch number, else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
+    kind = type(value)
+    if kind is float or kind is int:
         seconds = float(value)
         if seconds > 1e11:  # SPEC: such a number is milliseconds
             seconds /= 1000.0
         if not math.isfinite(seconds) or not 0 <= seconds <= LATEST:
             return None
         return seconds
+    if not isinstance(value, str):
+        return None  # a bool, or an int subclass: not a time
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
@@ -115,16 +116,13 @@ def decode_line(seq: int, raw: bytes) -> Entry | Rejection:
     instant = parse_ts(wire.ts)
     if instant is None:
         return Rejection(seq, RejectReason.BAD_TS, "ts is not RFC 3339 with offset nor epoch")
+    # Positional: this runs once per journal line.
     return Entry(
-        seq=seq,
-        instant=instant,
-        type=wire.type,
-        question=wire.question,
-        answer=wire.answer,
-        sender=None if isinstance(wire.from_, msgspec.UnsetType) else wire.from_,
-        tool=None if isinstance(wire.tool, msgspec.UnsetType) else wire.tool,
-        writer_id=None if isinstance(wire.id, msgspec.UnsetType) else str(wire.id),
-        phare=wire.phare is True,
+        seq, instant, wire.type, wire.question, wire.answer,
+        None if isinstance(wire.from_, msgspec.UnsetType) else wire.from_,
+        None if isinstance(wire.tool, msgspec.UnsetType) else wire.tool,
+        None if isinstance(wire.id, msgspec.UnsetType) else str(wire.id),
+        wire.phare is True,
     )
 
 

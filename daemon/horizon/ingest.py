@@ -164,7 +164,8 @@ class JournalReader:
                 end = line_end
                 if raw is not None and is_blank(raw):
                     continue
-                yield from self._emit_reserved()
+                if self._reserved:
+                    yield from self._emit_reserved()
                 lines += 1
                 yield self._record(raw)
             if end != start or path.name != self.checkpoint.segment or start == 0:

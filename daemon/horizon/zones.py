@@ -133,9 +133,8 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     if settings.plancher_phare == "net" or min(map(_INSTANT, net)) < oldest_allowed:
         leaving = _leaving_by_rule(zones, ctx, oldest_allowed)
     else:
-        # Nothing aged and nothing protected: net is a queue, and only its front leaves
-        # (this is the rule below with every test known in advance, at the cost of what
-        # leaves rather than of all net holds).
+        # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
+        # over budget, which costs what leaves rather than all that net holds.
         size = net_overhead(ctx.bee) + zones.net_chars
         count = 0
         while size > settings.budget_net and count < len(net) - 1:
