@@ -28,12 +28,13 @@ from typing import Any
 
 import msgspec
 
-from horizon.engine import commit, run_pass
+from horizon.engine import commit, context, run_pass
 from horizon.ingest import JournalReader
 from horizon.journal import Checkpoint, archive_name
 from horizon.manifest import read_manifest
 from horizon.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.store import load_state
+from horizon.zones import Zones, apply
 
 HERE = Path(__file__).resolve().parent
 BEE = "mia"
@@ -120,12 +121,25 @@ def ingest(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
         count = sum(1 for _ in reader)
         return count / (time.perf_counter() - start)
 
+    def zones_rate() -> float:
+        """The zones alone, over entries already read: measuring, condensing, folding."""
+        window = hive / "window"
+        records = list(JournalReader(window, BEE, Checkpoint(), GlobalConfig().max_line_bytes,
+                                     time.time(), read_manifest(window, BEE), {}, set()))
+        ctx = context(BEE, effective(), time.time())
+        start = time.perf_counter()
+        apply(Zones(), records, ctx)
+        return len(records) / (time.perf_counter() - start)
+
     floor = median(lambda: floor_rate(paths, sizes.ingest), runs)
     ours = median(horizon_rate, runs)
     reading = median(read_rate, runs)
+    zoning = median(zones_rate, runs)
     return {"floor_entries_per_s": round(floor), "horizon_entries_per_s": round(ours),
             "ratio": round(ours / floor, 3), "read_stage_entries_per_s": round(reading),
-            "read_stage_ratio": round(reading / floor, 3)}
+            "read_stage_ratio": round(reading / floor, 3),
+            "zones_stage_entries_per_s": round(zoning),
+            "zones_stage_us_per_entry": round(1e6 / zoning, 1)}
 
 
 # -- 2. cost independent of history -----------------------------------------------------
