@@ -71,21 +71,16 @@ def heading(item: Item) -> str:
 def heading_size(item: Item) -> int:
     """len(heading(item)), without formatting the instant (every instant prints in
     INSTANT_CHARS) and with metadata measured once per distinct value."""
-    size = 5 + len(str(item.seq)) + 3 + INSTANT_CHARS + 3 + _metadata_size(item.type)
+    size = 5 + len(str(item.seq)) + 3 + INSTANT_CHARS + 3 + len(metadata(item.type))
     if item.tool:
-        size += 3 + 6 + _metadata_size(item.tool)
+        size += 3 + 6 + len(metadata(item.tool))
     if item.sender:
-        size += 3 + 3 + _metadata_size(item.sender)
+        size += 3 + 3 + len(metadata(item.sender))
     if item.writer_id:
-        size += 3 + 3 + _metadata_size(item.writer_id)
+        size += 3 + 3 + len(metadata(item.writer_id))
     if item.lighthouse:
         size += 3 + 5
     return size
-
-
-@functools.lru_cache(maxsize=1024)
-def _metadata_size(text: str) -> int:
-    return len(metadata(text))
 
 
 def quoted_size(text: str) -> int:

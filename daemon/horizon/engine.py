@@ -4,6 +4,7 @@ commands both go through here, so a rebuild and an incremental run share every l
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections import Counter
 from collections.abc import Callable
@@ -139,6 +140,7 @@ class _Reading:
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)
         state.checkpoint = reader.checkpoint
+        _keep_segments_in_use(state, outcome.manifest)
         notes = reader.notes
         state.mismatched_flags = sorted(
             (set(state.mismatched_flags) | notes.mismatched_flags) - notes.matched_flags
@@ -155,6 +157,30 @@ def _note_segment(state: BeeState, segment: str, seq: int) -> None:
     else:
         bounds[0] = min(bounds[0], seq)
         bounds[1] = max(bounds[1], seq)
+
+
+def _keep_segments_in_use(state: BeeState, manifest: Manifest) -> None:
+    """Forget the seq ranges of segments nothing will look up again, so the state (written
+    at every pass) does not grow with history.
+
+    Ranges serve to find the line of an entry the zones still hold (`locate`). Kept: the
+    segment reading is in, rotated segments not sealed yet (late lines may still extend
+    their range), and every segment holding a seq the zones hold.
+    """
+    zones = state.zones
+    held = sorted({item.seq for item in zones.net} | {item.seq for item in zones.condense}
+                  | {item.seq for batch in zones.pending_folds for item in batch})
+
+    def in_use(name: str, first: int, last: int) -> bool:
+        if name == state.checkpoint.segment:
+            return True
+        if name in manifest.rotated and name not in manifest.sealed:
+            return True
+        index = bisect.bisect_left(held, first)
+        return index < len(held) and held[index] <= last
+
+    state.segments = {name: bounds for name, bounds in state.segments.items()
+                      if in_use(name, *bounds)}
 
 
 def commit(hive: Path, bee: str, outcome: Pass) -> None:

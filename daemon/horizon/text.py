@@ -6,6 +6,7 @@ functions, so the rules of SPEC section 10 live in one place.
 
 from __future__ import annotations
 
+import functools
 import re
 
 ELLIPSIS = "…"
@@ -54,6 +55,7 @@ def flat_cut(text: str, limit: int) -> str:
     return cut(flatten(text), limit)
 
 
+@functools.lru_cache(maxsize=1024)
 def metadata(text: str) -> str:
     """A header-safe rendering of runtime metadata (`from`, `type`, `tool`, `id`)."""
     flat = cut(flatten(text), METADATA_MAX)
