@@ -132,7 +132,8 @@ class _Reading:
         for record in reader:
             step(zones, record, self.ctx, outcome.changes)
             outcome.read += 1
-            _note_segment(state, reader.current_segment, record.seq)
+            if reader.main_flow:
+                _note_segment(state, reader.current_segment, record.seq)
             if self.on_record is not None:
                 self.on_record(record)
             if isinstance(record, Rejection):
@@ -140,7 +141,7 @@ class _Reading:
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)
         state.checkpoint = reader.checkpoint
-        _keep_segments_in_use(state, outcome.manifest)
+        _keep_segments_in_use(state)
         notes = reader.notes
         state.mismatched_flags = sorted(
             (set(state.mismatched_flags) | notes.mismatched_flags) - notes.matched_flags
@@ -159,22 +160,20 @@ def _note_segment(state: BeeState, segment: str, seq: int) -> None:
         bounds[1] = max(bounds[1], seq)
 
 
-def _keep_segments_in_use(state: BeeState, manifest: Manifest) -> None:
+def _keep_segments_in_use(state: BeeState) -> None:
     """Forget the seq ranges of segments nothing will look up again, so the state (written
     at every pass) does not grow with history.
 
-    Ranges serve to find the line of an entry the zones still hold (`locate`). Kept: the
-    segment reading is in, rotated segments not sealed yet (late lines may still extend
-    their range), and every segment holding a seq the zones hold.
+    Ranges serve to find the line of an entry net or condensé holds (`locate`: a model
+    upgrade after a restart). Kept: the segment reading is in, whose range must go on
+    from its first line, and every segment holding one of those entries. Lines read out
+    of order have no range: the manifest's late records locate them.
     """
     zones = state.zones
-    held = sorted({item.seq for item in zones.net} | {item.seq for item in zones.condense}
-                  | {item.seq for batch in zones.pending_folds for item in batch})
+    held = sorted({item.seq for item in zones.net} | {item.seq for item in zones.condense})
 
     def in_use(name: str, first: int, last: int) -> bool:
         if name == state.checkpoint.segment:
-            return True
-        if name in manifest.rotated and name not in manifest.sealed:
             return True
         index = bisect.bisect_left(held, first)
         return index < len(held) and held[index] <= last

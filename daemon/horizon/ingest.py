@@ -63,6 +63,9 @@ class JournalReader:
         self.late_segments = late_segments
         self.notes = Notes()
         self.current_segment = checkpoint.segment
+        # False while records come from elsewhere than the segments in order (ranges read
+        # out of order): their seqs are found through the manifest, not a segment's range.
+        self.main_flow = True
         self.raw_wanted: int | None = None  # `horizon phare`: keep this seq's bytes
         self.raw_found: bytes | None = None
         self._seq = checkpoint.seq
@@ -184,15 +187,19 @@ class JournalReader:
     def _emit_reserved(self, upto: int | None = None) -> Iterator[Entry | Rejection]:
         """Ranges the manifest gave seqs to, emitted when the counter reaches them (or,
         before a jump, every range that starts at or before it)."""
+        segment = self.current_segment
         while self._reserved and (self._reserved[0].first_seq == self._seq + 1 or (
                 upto is not None and self._reserved[0].first_seq <= upto)):
             late = self._reserved.pop(0)
             self._seq = late.first_seq - 1
             path = self.window / "archive" / late.segment
             self.current_segment = late.segment
+            self.main_flow = False
             for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end):
                 if raw is None or not is_blank(raw):
                     yield self._record(raw)
+        self.current_segment = segment  # the main flow goes on where it was
+        self.main_flow = True
 
     def _read_late(self) -> Iterator[Entry | Rejection]:
         """Lines that reached a rotated segment after it was moved: seqs after the end."""
@@ -212,6 +219,7 @@ class JournalReader:
             first = self._seq + 1
             end = start
             self.current_segment = name
+            self.main_flow = False
             for raw, line_end in read_lines(path, start, self.max_line_bytes):
                 end = line_end
                 if raw is None or not is_blank(raw):

@@ -14,9 +14,11 @@ replays so that every line keeps its seq (SPEC section 3, ADR 0002).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
+from horizon.entries import LATEST
 from horizon.journal import append_durably, read_records
 
 
@@ -48,7 +50,8 @@ class Sealed(msgspec.Struct, tag="sealed", tag_field="kind", frozen=True):
 
 class Clamp(msgspec.Struct, tag="clamp", tag_field="kind", frozen=True):
     seq: int
-    instant: float
+    # What a view can print: a record edited out of that range is not well formed.
+    instant: Annotated[float, msgspec.Meta(ge=0, le=LATEST)]
 
 
 Record = Rotated | Late | Jump | Sealed | Clamp

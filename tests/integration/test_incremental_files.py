@@ -12,9 +12,7 @@ from hypothesis import strategies as st
 from horizon.engine import commit, run_pass
 from horizon.entries import format_instant
 from horizon.flags import FlagRecord, append_flag
-from horizon.journal import archive_name, line_hash
-from horizon.locate import locate_line
-from horizon.manifest import Rotated, Sealed, append_records, read_manifest
+from horizon.journal import line_hash
 from horizon.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.store import BeeState, load_state
 from tests.unit.strategies import histories, horizon_settings
@@ -111,47 +109,3 @@ def test_manual_flags_survive_a_rebuild(tmp_path_factory: object, data: st.DataO
         saved.append(msgspec.to_builtins(state))
     assert saved[0] == saved[1]
 
-
-def _entry_line(number: int) -> bytes:
-    return json.dumps({"ts": 1_789_990_000 + number, "type": "task",
-                       "question": f"q{number}", "answer": "a" * 300}).encode() + b"\n"
-
-
-def _archived_hive(tmp: Path, segments: int) -> Path:
-    hive = new_hive(tmp)
-    (hive / "window" / "archive").mkdir()
-    for index in range(segments):
-        lines = b"".join(_entry_line(index * 40 + n) for n in range(40))
-        (hive / "window" / "archive" / archive_name(BEE, index + 1)).write_bytes(lines)
-    live = b"".join(_entry_line(segments * 40 + n) for n in range(5))
-    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(live)
-    return hive
-
-
-def test_the_state_keeps_the_ranges_of_segments_in_use_only(tmp_path: Path) -> None:
-    """The state is written at every pass: it must not grow with the number of segments,
-    and every entry the zones hold must still be found in its segment."""
-    settings = HorizonSettings(actif=True, budget_net=3000, budget_condense=2000)
-    effective = Effective(settings, {}, None, None)
-    now = 1_790_000_000.0
-    kept = []
-    for segments in (5, 40):
-        hive = _archived_hive(tmp_path / str(segments), segments)
-        window = hive / "window"
-        # A rotated segment not sealed yet may still receive late lines: its range stays.
-        first_archive = archive_name(BEE, 1)
-        size = (window / "archive" / first_archive).stat().st_size
-        append_records(window, BEE, [Rotated(first_archive, 0, size, 40)])
-        state = run_pass(hive, BEE, CONFIG, effective, now, None).state
-        manifest = read_manifest(window, BEE)
-        held = [item.seq for item in (*state.zones.net, *state.zones.condense)]
-        assert held and min(held) > 40
-        for seq in held:
-            assert locate_line(window, seq, state.segments, manifest,
-                               CONFIG.max_line_bytes) == _entry_line(seq - 1).rstrip(b"\n")
-        assert first_archive in state.segments
-        append_records(window, BEE, [Sealed(first_archive, size)])
-        resumed = run_pass(hive, BEE, CONFIG, effective, now, state).state
-        assert first_archive not in resumed.segments
-        kept.append(sorted(resumed.segments))
-    assert len(kept[0]) == len(kept[1]) < 5
