@@ -323,16 +323,18 @@ def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncatio
     """compose_recit over truncation's fold, without making the fold when none of its
     lines could stay.
 
-    A récit whose free sections are empty is one its quotes fill: every fold's lines are
-    dropped by the bound at once. The fold's newest line is its Prochaine étape, which
-    the bound drops last; when the quotes and Mission leave no room for that one line,
-    they leave none for any, and the outcome is the bound of the quotes alone.
+    A récit whose free sections are empty is usually one its quotes fill, where every
+    fold's lines are dropped by the bound at once. The fold's newest line is its
+    Prochaine étape, which the bound drops last; when the quotes and Mission leave no
+    room for that one line, they leave none for any, and the outcome is the bound of the
+    quotes alone.
     """
     if not any(before.sections.values()):
         paroles = before.paroles + _quotes(batch)
-        if not fits_one_more_line(paroles, mission_of(ctx, first_lighthouse),
-                                  next_step(batch[-1].seq), ctx.settings.budget_recit):
-            return compose_recit(before, Recit({}, before.paroles), batch, ctx, first_lighthouse)
+        mission = mission_of(ctx, first_lighthouse)
+        budget = ctx.settings.budget_recit
+        if not fits_one_more_line(paroles, mission, next_step(batch[-1].seq), budget):
+            return bound_recit(Recit({}, paroles), mission, budget)[0]
     return compose_recit(before, truncation.fold_recit(before, batch), batch, ctx,
                          first_lighthouse)
 
