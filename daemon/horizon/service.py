@@ -43,6 +43,7 @@ from horizon.store import (
 from horizon.summarize.base import TRUNCATION, ModelResult
 from horizon.summarize.cascade import level_names
 from horizon.upgrades import take_condensed, take_folded
+from horizon.zones import has_aged
 
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -289,10 +290,7 @@ class HiveService(StatFallback):
         if self.models is not None and any(item.source == TRUNCATION
                                            for item in zones.condense):
             return bool(level_names(self.config, runtime.effective))
-        if not settings.actif or len(zones.net) < 2:
-            return False
-        oldest_allowed = time.time() - settings.age_net_heures * 3600.0
-        return any(item.instant < oldest_allowed for item in zones.net[:-1])
+        return settings.actif and has_aged(zones, settings, time.time())
 
     def _maybe_rotate(self, runtime: BeeRuntime) -> None:
         state = runtime.state

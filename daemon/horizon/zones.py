@@ -128,10 +128,9 @@ def sweep(zones: Zones, ctx: Context) -> Changes:
 
 def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     settings = ctx.settings
-    oldest_allowed = ctx.now - settings.age_net_heures * 3600.0
     net = zones.net
-    if settings.plancher_phare == "net" or min(map(_INSTANT, net)) < oldest_allowed:
-        leaving = _leaving_by_rule(zones, ctx, oldest_allowed)
+    if settings.plancher_phare == "net" or has_aged(zones, settings, ctx.now):
+        leaving = _leaving_by_rule(zones, ctx, _oldest_allowed(settings, ctx.now))
     else:
         # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
         # over budget, which costs what leaves rather than all that net holds.
@@ -151,7 +150,17 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
         changes.evicted.append(item.seq)
         if ctx.summarizer.models and item.source == TRUNCATION:
             changes.to_condense.append(original)
-    _fold_if_over(zones, ctx, changes)
+    fold_if_over(zones, ctx, changes)
+
+
+def has_aged(zones: Zones, settings: HorizonSettings, now: float) -> bool:
+    """Whether an exchange of net other than the last is older than `age_net_heures`."""
+    older = zones.net[:-1]
+    return bool(older) and min(map(_INSTANT, older)) < _oldest_allowed(settings, now)
+
+
+def _oldest_allowed(settings: HorizonSettings, now: float) -> float:
+    return now - settings.age_net_heures * 3600.0
 
 
 def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[Item]:
@@ -206,12 +215,6 @@ def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
     zones.condense_chars += item.chars
 
 
-def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
-    """Fold the oldest condensed entries while the zone is over budget (public: the
-    daemon calls it again when a model's condensation changes an entry's size)."""
-    _fold_if_over(zones, ctx, changes)
-
-
 def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: str) -> bool:
     """A model's condensation replaces the truncated one, if the entry is still there."""
     for item in zones.condense:
@@ -225,7 +228,9 @@ def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: st
     return False
 
 
-def _fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
+def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
+    """Fold the oldest condensed entries while the zone is over budget (public: the
+    daemon calls it again when a model's condensation changes an entry's size)."""
     settings = ctx.settings
     protect = settings.plancher_phare == "condense"
     budget = settings.budget_condense
