@@ -17,12 +17,13 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check daemon tests $(wildcard bench/*.py)
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
 test: lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -28,13 +28,13 @@ from typing import Any
 
 import msgspec
 
-from horizon.engine import commit, context, run_pass
-from horizon.ingest import JournalReader
-from horizon.journal import Checkpoint, archive_name
-from horizon.manifest import read_manifest
-from horizon.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.store import load_state
-from horizon.zones import Zones, apply
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.core.zones import Zones, apply
+from horizon.engine.bee_pass import commit, context, run_pass
+from horizon.hive.journal import Checkpoint, archive_name
+from horizon.hive.manifest import read_manifest
+from horizon.hive.reader import JournalReader
+from horizon.hive.store import load_state
 
 HERE = Path(__file__).resolve().parent
 BEE = "mia"

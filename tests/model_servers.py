@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from horizon.recit import SECTIONS
+from horizon.core.recit import SECTIONS
 
 MODES = ("good", "slow", "http500", "empty", "garbage", "missing_sections", "overlong")
 CONDENSED = "L'agent a composé la page demandée. Le fichier honey/page.html est prêt."

@@ -1,5 +1,5 @@
 import sys
 
-from horizon.cli import main
+from horizon.cli.main import main
 
 sys.exit(main())

@@ -266,9 +266,9 @@ def manifest_records(hive: Path) -> list[dict[str, Any]]:
 def history(hive: Path, config: Path) -> list[tuple[int, str | None]]:
     """(seq, question) of every record, from seq 1, read in-process by the reader the daemon
     and `rebuild` use (question None for a rejected line)."""
-    from horizon.engine import run_pass
-    from horizon.entries import Entry, Rejection
-    from horizon.settings_files import effective_settings, load_global
+    from horizon.core.entries import Entry, Rejection
+    from horizon.engine.bee_pass import run_pass
+    from horizon.hive.settings_files import effective_settings, load_global
 
     settings = load_global(config)
     effective = effective_settings(settings, str(config), hive, BEE)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from horizon.lock import HiveLock
+from horizon.hive.lock import HiveLock
 
 HORIZON = shutil.which("horizon") or str(Path(sys.executable).parent / "horizon")
 NOW = datetime(2026, 7, 10, 12, 0, tzinfo=UTC).timestamp()

@@ -22,13 +22,13 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-import horizon.engine
-import horizon.rotation
-import horizon.store
-from horizon.engine import run_pass
-from horizon.entries import Entry, Rejection
-from horizon.service import HiveService
-from horizon.settings_files import effective_settings, load_global
+import horizon.engine.bee_pass
+import horizon.hive.rotation
+import horizon.hive.store
+from horizon.core.entries import Entry, Rejection
+from horizon.engine.bee_pass import run_pass
+from horizon.hive.settings_files import effective_settings, load_global
+from horizon.service.hive_service import HiveService
 
 BEE = "mia"
 
@@ -101,9 +101,9 @@ class DaemonModel(RuleBasedStateMachine):
         self.held: int | None = None
         self.counter = 0
         self.faults = Faults()
-        self.faults.wrap(horizon.store, "write_atomic")
-        self.faults.wrap(horizon.engine, "append_records")
-        self.faults.wrap(horizon.rotation, "append_records")
+        self.faults.wrap(horizon.hive.store, "write_atomic")
+        self.faults.wrap(horizon.engine.bee_pass, "append_records")
+        self.faults.wrap(horizon.hive.rotation, "append_records")
         self.faults.wrap(os, "link")
         self.faults.wrap(os, "unlink")
         self.start()

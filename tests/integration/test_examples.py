@@ -13,15 +13,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from horizon.engine import Pass, commit, run_pass
-from horizon.entries import Entry, Rejection, RejectReason
-from horizon.ingest import JournalReader
-from horizon.journal import Checkpoint
-from horizon.manifest import Clamp, Manifest
-from horizon.render import render
-from horizon.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
-from horizon.settings_files import effective_settings, load_global
-from horizon.store import BeeState
+from horizon.core.entries import Entry, Rejection, RejectReason
+from horizon.core.render import render
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
+from horizon.engine.bee_pass import Pass, commit, run_pass
+from horizon.hive.journal import Checkpoint
+from horizon.hive.manifest import Clamp, Manifest
+from horizon.hive.reader import JournalReader
+from horizon.hive.settings_files import effective_settings, load_global
+from horizon.hive.store import BeeState
 
 NOW = datetime(2026, 7, 10, 12, 0, tzinfo=UTC).timestamp()
 HOUR = 3600.0

@@ -9,12 +9,12 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from horizon.engine import commit, run_pass
-from horizon.entries import format_instant
-from horizon.flags import FlagRecord, append_flag
-from horizon.journal import line_hash
-from horizon.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.store import BeeState, load_state
+from horizon.core.entries import format_instant
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.engine.bee_pass import commit, run_pass
+from horizon.hive.flags import FlagRecord, append_flag
+from horizon.hive.journal import line_hash
+from horizon.hive.store import BeeState, load_state
 from tests.unit.strategies import histories, horizon_settings
 
 BEE = "mia"

@@ -7,11 +7,11 @@ import json
 import os
 from pathlib import Path
 
-from horizon.engine import commit, run_pass
-from horizon.entries import Entry, Rejection
-from horizon.manifest import Jump, read_manifest
-from horizon.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.store import load_state
+from horizon.core.entries import Entry, Rejection
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.engine.bee_pass import commit, run_pass
+from horizon.hive.manifest import Jump, read_manifest
+from horizon.hive.store import load_state
 
 BEE = "mia"
 NOW = 1_790_000_000.0

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-import horizon.rotation
-import horizon.service
-from horizon.engine import run_pass
-from horizon.entries import Entry, Rejection
-from horizon.manifest import read_manifest
-from horizon.service import HiveService
-from horizon.settings_files import effective_settings, load_global
+import horizon.hive.rotation
+import horizon.service.hive_service
+from horizon.core.entries import Entry, Rejection
+from horizon.engine.bee_pass import run_pass
+from horizon.hive.manifest import read_manifest
+from horizon.hive.settings_files import effective_settings, load_global
+from horizon.service.hive_service import HiveService
 
 BEE = "mia"
 
@@ -41,8 +41,8 @@ def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
 
-    monkeypatch.setattr(horizon.rotation.os, "link", refuse)
-    monkeypatch.setattr(horizon.service, "ROTATE_RETRY_S", 0.0)
+    monkeypatch.setattr(horizon.hive.rotation.os, "link", refuse)
+    monkeypatch.setattr(horizon.service.hive_service, "ROTATE_RETRY_S", 0.0)
     service = HiveService(hive, config, str(config_path))
     try:
         append(4, 0)
@@ -56,7 +56,7 @@ def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
         assert names == {f"{BEE}-messages.000001.jsonl"}
 
         monkeypatch.undo()
-        monkeypatch.setattr(horizon.service, "ROTATE_RETRY_S", 0.0)
+        monkeypatch.setattr(horizon.service.hive_service, "ROTATE_RETRY_S", 0.0)
         append(1, 5)
         service.process(BEE)
         assert (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.blocks import net_block
-from horizon.engine import commit, run_pass
-from horizon.entries import Entry, decode_line
-from horizon.journal import archive_name, live_name
-from horizon.locate import locate_line
-from horizon.manifest import Clamp, append_records, read_manifest
-from horizon.render import render
-from horizon.rotation import rotate, seal
-from horizon.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.store import BeeState
+from horizon.core.blocks import net_block
+from horizon.core.entries import Entry, decode_line
+from horizon.core.render import render
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.engine.bee_pass import commit, run_pass
+from horizon.hive.journal import archive_name, live_name
+from horizon.hive.locate import locate_line
+from horizon.hive.manifest import Clamp, append_records, read_manifest
+from horizon.hive.rotation import rotate, seal
+from horizon.hive.store import BeeState
 
 BEE = "mia"
 CONFIG = GlobalConfig(max_line_bytes=4096)

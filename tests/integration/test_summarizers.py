@@ -18,19 +18,19 @@ from typing import Any
 import msgspec
 import pytest
 
-from horizon.blocks import Item
-from horizon.engine import run_pass
-from horizon.modelwork import InFlight, ModelWork
-from horizon.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
-from horizon.settings import (
+from horizon.core.blocks import Item
+from horizon.core.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
+from horizon.core.settings import (
     Effective,
     GlobalConfig,
     HorizonSettings,
     ProviderConfig,
     SettingsError,
 )
-from horizon.settings_files import load_global
-from horizon.summarize.base import TRUNCATION
+from horizon.core.summarizer import TRUNCATION
+from horizon.engine.bee_pass import run_pass
+from horizon.hive.settings_files import load_global
+from horizon.service.modelwork import InFlight, ModelWork
 from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import CachedSummarizer, parse_recit
 from horizon.summarize.cascade import Cascade, Providers

@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 
-from horizon.blocks import Item, condensed_block, header, net_block, notice
-from horizon.entries import Entry, Rejection
-from horizon.recit import (
+from horizon.core.blocks import Item, condensed_block, header, net_block, notice
+from horizon.core.entries import Entry, Rejection
+from horizon.core.recit import (
     DECISIONS,
     ERRORS,
     FILES,
@@ -25,11 +25,11 @@ from horizon.recit import (
     Recit,
     render_recit,
 )
-from horizon.settings import HorizonSettings
-from horizon.summarize.truncation import _FAILURE
-from horizon.text import _PATH_PATTERN, cut, flat_cut, flatten
-from horizon.turns import append_turns
-from horizon.zones import Zones, is_lighthouse
+from horizon.core.settings import HorizonSettings
+from horizon.core.text import _PATH_PATTERN, cut, flat_cut, flatten
+from horizon.core.truncation import _FAILURE
+from horizon.core.turns import append_turns
+from horizon.core.zones import Zones, is_lighthouse
 
 
 def reference_paths(text: str) -> list[str]:

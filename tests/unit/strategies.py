@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from horizon.entries import Entry
-from horizon.settings import HorizonSettings
+from horizon.core.entries import Entry
+from horizon.core.settings import HorizonSettings
 
 START = 1_780_000_000.0
 # Text that tries to forge structure: headings, notices, quotes, every kind of line break,

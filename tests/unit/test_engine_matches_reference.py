@@ -10,7 +10,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from horizon.blocks import (
+from horizon.core.blocks import (
     CONDENSED_ANSWER,
     NET_ANSWER,
     Item,
@@ -20,14 +20,13 @@ from horizon.blocks import (
     net_overhead,
     notice,
 )
-from horizon.entries import INSTANT_CHARS, LATEST, Entry, format_instant
-from horizon.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
-from horizon.settings import HorizonSettings
-from horizon.summarize.base import Summarizer
-from horizon.summarize.cached import CachedSummarizer
-from horizon.summarize.truncation import _FAILURE, Truncation, next_step, reports_failure
-from horizon.text import named_paths
-from horizon.zones import (
+from horizon.core.entries import INSTANT_CHARS, LATEST, Entry, format_instant
+from horizon.core.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
+from horizon.core.settings import HorizonSettings
+from horizon.core.summarizer import Summarizer
+from horizon.core.text import named_paths
+from horizon.core.truncation import _FAILURE, Truncation, next_step, reports_failure
+from horizon.core.zones import (
     Context,
     Zones,
     apply,
@@ -36,6 +35,7 @@ from horizon.zones import (
     fold_by_truncation,
     sweep,
 )
+from horizon.summarize.cached import CachedSummarizer
 from tests.unit.reference import Reference, reference_bound, reference_hash, reference_paths
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 

@@ -9,15 +9,15 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from horizon.blocks import Item
-from horizon.bound import MISSION_PREFIX, bound_text
-from horizon.entries import Entry
-from horizon.recit import FREE_SECTIONS, MISSION, PAROLES
-from horizon.render import render
-from horizon.settings import HorizonSettings
-from horizon.summarize.truncation import Truncation
-from horizon.text import quoted_lines
-from horizon.zones import Changes, Context, Zones, apply, sweep
+from horizon.core.blocks import Item
+from horizon.core.bound import MISSION_PREFIX, bound_text
+from horizon.core.entries import Entry
+from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
+from horizon.core.render import render
+from horizon.core.settings import HorizonSettings
+from horizon.core.text import quoted_lines
+from horizon.core.truncation import Truncation
+from horizon.core.zones import Changes, Context, Zones, apply, sweep
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 
 BEE = "mia"

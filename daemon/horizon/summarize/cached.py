@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from horizon.blocks import Item
-from horizon.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
-from horizon.settings import HorizonSettings
-from horizon.summarize.base import Condensed, Folded
+from horizon.core.blocks import Item
+from horizon.core.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
+from horizon.core.settings import HorizonSettings
+from horizon.core.summarizer import Condensed, Folded
+from horizon.core.text import flatten
+from horizon.core.truncation import Truncation
 from horizon.summarize.keys import CacheReader, cache_key
-from horizon.summarize.truncation import Truncation
-from horizon.text import flatten
 
 
 def fold_key(level: str, recit: Recit, batch: Sequence[Item]) -> str:

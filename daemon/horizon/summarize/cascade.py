@@ -12,10 +12,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from horizon.blocks import Item
-from horizon.recit import Recit
-from horizon.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.summarize.base import TRUNCATION, Condensed, Fallback, Folded
+from horizon.core.blocks import Item
+from horizon.core.recit import Recit
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.core.summarizer import TRUNCATION, Condensed, Fallback, Folded
+from horizon.core.text import flatten
+from horizon.core.truncation import Truncation
 from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import fold_key, parse_recit
 from horizon.summarize.keys import cache_key
@@ -26,8 +28,6 @@ from horizon.summarize.prompts import (
     fold_prompt,
 )
 from horizon.summarize.providers import Provider, ProviderError, build_provider
-from horizon.summarize.truncation import Truncation
-from horizon.text import flatten
 
 COOLDOWN_S = 30.0
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from horizon.blocks import Item
-from horizon.entries import format_instant
-from horizon.recit import FREE_SECTIONS, SECTIONS, Recit
+from horizon.core.blocks import Item
+from horizon.core.entries import format_instant
+from horizon.core.recit import FREE_SECTIONS, SECTIONS, Recit
 
 PROMPT_VERSION = "1"
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from horizon.settings import ProviderConfig
+from horizon.core.settings import ProviderConfig
 
 
 class ProviderError(Exception):

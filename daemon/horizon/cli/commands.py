@@ -1,0 +1,269 @@
+"""The one-shot commands: render, rebuild, phare, config, check (status lives in `status`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from horizon.cli import status as status_command
+from horizon.cli.demo import DemoError
+from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.core.entries import Entry, Rejection, format_instant
+from horizon.core.render import render as render_view
+from horizon.core.settings import Effective, GlobalConfig, SettingsError
+from horizon.core.zones import sweep
+from horizon.engine.bee_pass import commit, context, run_pass, settings_key
+from horizon.hive.discovery import HiveError, discover, require_bee, require_hive
+from horizon.hive.flags import FlagRecord, append_flag, read_flags
+from horizon.hive.journal import Checkpoint, JournalError, line_hash
+from horizon.hive.lock import HiveLock, HiveLocked, holder
+from horizon.hive.manifest import read_manifest
+from horizon.hive.reader import JournalReader
+from horizon.hive.rotation import finish_rotations
+from horizon.hive.settings_files import (
+    bee_file,
+    config_path,
+    effective_settings,
+    hive_file,
+    load_global,
+    load_hive_layer,
+)
+from horizon.hive.store import StateTooNew, StoreError, load_state
+from horizon.summarize.cache import hive_cache
+from horizon.summarize.cascade import level_names
+
+
+@contextlib.contextmanager
+def reported() -> Iterator[None]:
+    """Turn the operator-facing failures of the core into one clear line each."""
+    try:
+        yield
+    except (HiveError, SettingsError, StoreError, HiveLocked, StateTooNew,
+            JournalError, DemoError) as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        raise UserError(f"{where}{error.strerror or error}") from None
+
+
+def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
+    path = config_path(args.config)
+    with reported():
+        if path is not None and not path.exists():
+            raise UserError(f"{path}: config file not found")
+        return load_global(path), str(path) if path else "défaut intégré"
+
+
+def bee_settings(config: GlobalConfig, source: str, hive: Path, bee: str) -> Effective:
+    with reported():
+        return effective_settings(config, source, hive, bee)
+
+
+def render(args: argparse.Namespace) -> int:
+    config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bee = require_bee(hive, args.bee)
+        effective = bee_settings(config, source, hive, bee)
+        state = load_state(hive, bee)
+        stale = state is None or state.settings_key != settings_key(
+            effective, read_flags(hive, bee), level_names(config, effective))
+        now = args.now if args.now is not None else args.wall_now
+        if state is None or stale or args.fresh:
+            # Nothing usable on disk (or --fresh): compute in memory, write nothing.
+            view = run_pass(hive, bee, config, effective, now, state,
+                            read_time=args.wall_now,
+                            cache=hive_cache(hive, create=False)).view
+        else:
+            if args.now is not None:
+                sweep(state.zones, context(bee, effective, args.now,
+                                           level_names(config, effective),
+                                           hive_cache(hive, create=False)))
+            view = render_view(state.zones, bee, effective.horizon, effective.mission)
+    if args.json:
+        print(json.dumps(view.summary, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(view.text)
+    return EXIT_OK
+
+
+def rebuild(args: argparse.Namespace) -> int:
+    config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bees = [require_bee(hive, args.bee)] if args.bee else discover(hive)[0]
+        lock = HiveLock(hive)
+    now = args.now if args.now is not None else args.wall_now
+    failed = False
+    cache = hive_cache(hive)  # model outputs already paid for are reused, never re-asked
+    try:
+        for bee in bees:
+            try:
+                with reported():
+                    effective = effective_settings(config, source, hive, bee)
+                    # A rotation a crash interrupted is finished first, as the daemon would.
+                    finish_rotations(hive / "window", bee, read_manifest(hive / "window", bee))
+                    outcome = run_pass(hive, bee, config, effective, now, None,
+                                       read_time=args.wall_now, cache=cache)
+                    commit(hive, bee, outcome)
+            except UserError as error:
+                print(f"horizon: {bee}: {error}", file=sys.stderr)
+                failed = True
+                continue
+            zones = outcome.state.zones
+            print(f"{bee}: {zones.accepted} entries, {zones.rejected} rejected, "
+                  f"up to #{zones.up_to}; handoff.md {outcome.view.summary['chars']}"
+                  f"/{outcome.view.summary['cap']} chars")
+    finally:
+        cache.close()
+        lock.release()
+    return EXIT_PROBLEM if failed else EXIT_OK
+
+
+def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
+               ) -> tuple[Entry | Rejection, bytes | None]:
+    """The record given `seq` and its bytes, read as the daemon reads (manifest included)."""
+    window = hive / "window"
+    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, time.time(),
+                           read_manifest(window, bee), {}, late_segments=set())
+    reader.raw_wanted = seq
+    last = 0
+    for record in reader:
+        last = max(last, record.seq)
+        if record.seq == seq:
+            return record, reader.raw_found
+    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {last} lines")
+
+
+def phare(args: argparse.Namespace) -> int:
+    config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bee = require_bee(hive, args.bee)
+        seq = args.seq
+        decoded, raw = _find_line(hive, bee, seq, config.max_line_bytes)
+        if isinstance(decoded, Rejection) or raw is None:
+            reason = decoded.reason.value if isinstance(decoded, Rejection) else "too_long"
+            raise UserError(f"#{seq} was rejected ({reason}): it cannot be a lighthouse")
+        flagged = seq in read_flags(hive, bee)
+        if args.off and not flagged:
+            print(f"#{seq} of {bee} was not flagged; nothing to do")
+            return EXIT_OK
+        append_flag(hive, bee, FlagRecord(seq, line_hash(raw), on=not args.off,
+                                          at=format_instant(args.wall_now)))
+        verb = "no longer flagged" if args.off else "flagged as a lighthouse"
+        print(f"#{seq} of {bee} {verb}")
+        daemon = holder(hive)
+        if daemon is not None:
+            print(f"the daemon (pid {daemon}) applies it to handoff.md")
+            return EXIT_OK
+        with contextlib.suppress(HiveLocked):
+            lock = HiveLock(hive)
+            try:
+                effective = effective_settings(config, source, hive, bee)
+                commit(hive, bee, run_pass(hive, bee, config, effective, args.wall_now, None,
+                                           cache=hive_cache(hive)))
+            finally:
+                lock.release()
+    return EXIT_OK
+
+
+def config(args: argparse.Namespace) -> int:
+    global_config, source = load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        bee = require_bee(hive, args.bee)
+        effective = bee_settings(global_config, source, hive, bee)
+    values = msgspec.to_builtins(effective.horizon)
+    values["mission"] = effective.mission
+    values["modele"] = effective.modele
+    if args.json:
+        document = {key: {"value": value, "source": effective.provenance[key]}
+                    for key, value in values.items()}
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    width = max(len(key) for key in values)
+    for key, value in values.items():
+        shown = json.dumps(value, ensure_ascii=False)
+        print(f"{key.ljust(width)} = {shown}    # {effective.provenance[key]}")
+    return EXIT_OK
+
+
+def check(args: argparse.Namespace) -> int:
+    problems: list[str] = []
+    path = config_path(args.config)
+    hives: list[str] = list(args.hives)
+    global_config = GlobalConfig()
+    try:
+        if path is not None and not path.exists():
+            raise SettingsError(str(path), "(file)", "config file not found")
+        global_config = load_global(path)
+        hives = list(global_config.hives) + hives
+        print(f"ok: {path or 'built-in defaults'}")
+    except SettingsError as error:
+        problems.append(str(error))
+    for name in dict.fromkeys(hives):
+        hive = Path(name)
+        if not hive.is_dir():
+            problems.append(f"{name}: hive not found")
+            continue
+        files = [hive_file(hive)] if hive_file(hive).exists() else []
+        try:
+            load_hive_layer(hive)
+        except SettingsError as error:
+            problems.append(str(error))
+            files = []
+        bees, bee_problems = discover(hive)
+        problems += bee_problems
+        for bee in bees:
+            try:
+                # The whole cascade, as the daemon will merge it: keys that only fail
+                # together (the cap, max_wait_s) are checked too.
+                effective_settings(global_config, str(path or "défaut intégré"), hive, bee)
+                if bee_file(hive, bee).exists():
+                    files.append(bee_file(hive, bee))
+            except SettingsError as error:
+                problems.append(str(error))
+        for checked in files:
+            print(f"ok: {checked}")
+    for problem in dict.fromkeys(problems):  # a hive file's error would repeat per bee
+        print(f"error: {problem}", file=sys.stderr)
+    return EXIT_PROBLEM if problems else EXIT_OK
+
+
+def status(args: argparse.Namespace) -> int:
+    config, _ = load_config(args)
+    return status_command.run(args, config)
+
+
+def run(args: argparse.Namespace) -> int:
+    from horizon.service import daemon
+
+    path = config_path(args.config)
+    if path is not None and not path.exists():
+        raise UserError(f"{path}: config file not found")
+    return daemon.run(path, args.log_stdout)
+
+
+def demo(args: argparse.Namespace) -> int:
+    from horizon.cli import demo as demo_hive
+
+    with reported():
+        hive = demo_hive.make_hive(Path(args.dir).resolve())
+        config_file = demo_hive.write_config(hive)
+        config = load_global(config_file)
+        daemon = demo_hive.start_daemon(config_file)
+        try:
+            written = demo_hive.simulate(hive, config, args.seconds, daemon)
+        finally:
+            code = demo_hive.stop_daemon(daemon)
+    print(f"demo stopped after {written} exchanges (daemon exit {code}); "
+          f"the hive is in {hive}, its log in {hive / 'logs'}")
+    return EXIT_OK if code == 0 else EXIT_PROBLEM

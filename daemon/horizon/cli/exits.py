@@ -1,0 +1,10 @@
+"""Exit codes of the command line, and the one error family it reports without a traceback."""
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_USAGE = 2
+EXIT_DEGRADED = 3
+
+
+class UserError(Exception):
+    """A problem the operator can fix, reported on stderr without a traceback."""

@@ -1,0 +1,192 @@
+"""The view (handoff.md): zones to text, the hard cut, the guard (pure).
+
+`render` is a pure, idempotent function of the zones, the settings and the mission.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from horizon.core.blocks import (
+    NET_ANSWER,
+    Item,
+    condensed_block,
+    exchange_block,
+    header,
+    net_block,
+    notice,
+)
+from horizon.core.bound import MISSION_PREFIX, bound_text
+from horizon.core.entries import format_instant
+from horizon.core.recit import (
+    FREE_SECTIONS,
+    MISSION,
+    SECTIONS,
+    Recit,
+    bound_recit,
+    section_body,
+)
+from horizon.core.recit import render_recit as recit_text
+from horizon.core.settings import HorizonSettings
+from horizon.core.text import clean, flatten
+from horizon.core.zones import Zones
+
+ANSWER_POINTER = "[… réponse coupée ici : l'intégrale est au journal, #{seq}]"
+QUESTION_POINTER = "[… question coupée ici : l'intégrale est au journal, #{seq}]"
+# Step 2 empties the récit's bodies in this order; Mission goes last.
+RECIT_CUT_ORDER = (*FREE_SECTIONS, MISSION)
+
+
+class View(msgspec.Struct, frozen=True):
+    text: str
+    summary: dict[str, Any]
+    guard_cut: bool = False
+
+
+class _Parts:
+    """The pieces of a view while the hard cut removes some of them."""
+
+    def __init__(self, head: str, recit: Recit, mission: str | None, condense: list[Item],
+                 tail_notice: str, net: list[Item], net_texts: dict[int, str]) -> None:
+        self.head = head
+        self.recit = recit
+        self.mission = mission
+        self.dropped_sections: set[str] = set()
+        self.condense = list(condense)
+        self.notice = tail_notice
+        self.net = list(net)
+        self.net_texts = net_texts
+        self.cuts: list[dict[str, Any]] = []
+
+    def recit_block(self) -> str:
+        return recit_text(self.recit, self.mission, frozenset(self.dropped_sections))
+
+    def text(self) -> str:
+        return "".join([
+            self.head, self.recit_block(),
+            *(condensed_block(item) for item in self.condense),
+            self.notice,
+            *(self.net_texts[item.seq] for item in self.net),
+        ])
+
+
+def _cut_block(item: Item, room: int, which: str) -> str:
+    """The exchange block with its answer (or question) cut to fit `room` characters."""
+    pointer = (ANSWER_POINTER if which == "answer" else QUESTION_POINTER).format(seq=item.seq)
+    # Cleaned once, so every character kept is a character shown: a few rounds suffice.
+    text = clean(item.answer if which == "answer" else item.question)
+    keep = len(text)
+    while True:
+        shown = (text[:keep].rstrip() + "\n" + pointer) if keep > 0 else pointer
+        if which == "answer":
+            block = exchange_block(item, NET_ANSWER, answer=shown)
+        else:
+            block = exchange_block(item, NET_ANSWER, answer="", question=shown)
+        over = len(block) - room
+        if over <= 0 or keep == 0:
+            return block
+        keep = max(0, keep - over)
+
+
+def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None) -> View:
+    """The text of handoff.md and its JSON summary."""
+    mission = mission or zones.first_lighthouse
+    if not settings.actif:
+        return _render_handoff(zones, bee, settings, mission)
+    head = header(bee, "horizon", zones.up_to, zones.at)
+    tail_notice = notice(bee)
+    recit, shown_mission = bound_recit(zones.recit, mission, settings.budget_recit)
+    net_texts = {item.seq: net_block(item) for item in zones.net}
+    parts = _Parts(head, recit, shown_mission, zones.condense, tail_notice, zones.net, net_texts)
+    overhead = len(head) + len(tail_notice)
+    last = zones.net[-1] if zones.net else None
+    if last is not None and overhead + len(net_texts[last.seq]) > settings.budget_net:
+        net_texts[last.seq] = _cut_block(last, settings.budget_net - overhead, "answer")
+        parts.cuts.append({"step": 0, "seq": last.seq})
+    _hard_cut(parts, settings.cap, last)
+    text = parts.text()
+    guarded = bound_text(text, settings.cap)
+    return View(guarded, _summary(parts, bee, settings, zones, guarded), guarded != text)
+
+
+def _hard_cut(parts: _Parts, cap: int, last: Item | None) -> None:
+    """While over the cap, remove the least precious first (SPEC section 4, steps 1 to 5)."""
+    size = len(parts.text())
+    for item in [item for item in parts.condense if not item.lighthouse]:
+        if size <= cap:
+            return
+        parts.condense.remove(item)
+        size -= item.chars
+        parts.cuts.append({"step": 1, "seq": item.seq})
+    for section in RECIT_CUT_ORDER:
+        if size <= cap:
+            return
+        if section_body(parts.recit, section, parts.mission):
+            parts.dropped_sections.add(section)
+            size = len(parts.text())
+            parts.cuts.append({"step": 2, "section": section})
+    for item in [item for item in parts.net if not item.lighthouse and item is not last]:
+        if size <= cap:
+            return
+        parts.net.remove(item)
+        size -= len(parts.net_texts[item.seq])
+        parts.cuts.append({"step": 3, "seq": item.seq})
+    precious: list[tuple[int, str]] = [(item.seq, "condense") for item in parts.condense]
+    precious += [(item.seq, "net") for item in parts.net if item is not last]
+    precious += [(quote.seq, "paroles") for quote in parts.recit.paroles]
+    for seq, where in sorted(precious):
+        if size <= cap:
+            return
+        if where == "condense":
+            parts.condense = [item for item in parts.condense if item.seq != seq]
+        elif where == "net":
+            parts.net = [item for item in parts.net if item.seq != seq]
+        else:
+            parts.recit = Recit(parts.recit.sections,
+                                tuple(q for q in parts.recit.paroles if q.seq != seq))
+        size = len(parts.text())
+        parts.cuts.append({"step": 4, "seq": seq})
+    if size > cap and last is not None:
+        room = len(parts.net_texts[last.seq]) - (size - cap)
+        parts.net_texts[last.seq] = _cut_block(last, max(room, 0), "question")
+        parts.cuts.append({"step": 5, "seq": last.seq})
+
+
+def _summary(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones, text: str
+             ) -> dict[str, Any]:
+    recit = {}
+    if parts.recit_block():
+        for section in SECTIONS:
+            body = [] if section in parts.dropped_sections else section_body(
+                parts.recit, section, parts.mission)
+            recit[section] = "\n".join(body)
+
+    def listed(item: Item, chars: int, with_source: bool) -> dict[str, Any]:
+        entry: dict[str, Any] = {"seq": item.seq, "ts": format_instant(item.instant),
+                                 "type": item.type, "tool": item.tool}
+        if with_source:
+            entry["source"] = item.source
+        entry["chars"] = chars
+        return entry
+
+    return {
+        "bee": bee, "mode": "horizon", "up_to": zones.up_to, "chars": len(text),
+        "cap": settings.cap, "recit": recit,
+        "condense": [listed(item, item.chars, True) for item in parts.condense],
+        "net": [listed(item, len(parts.net_texts[item.seq]), False) for item in parts.net],
+        "cut": parts.cuts,
+    }
+
+
+def _render_handoff(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None
+                    ) -> View:
+    lines = [header(bee, "handoff", zones.up_to, zones.at).rstrip("\n")]
+    if mission:
+        lines.append(MISSION_PREFIX + flatten(mission))
+    lines.extend(zones.turns)
+    text = bound_text("".join(line + "\n" for line in lines), settings.handoff_max)
+    summary = {"bee": bee, "mode": "handoff", "up_to": zones.up_to, "chars": len(text),
+               "cap": settings.cap, "recit": {}, "condense": [], "net": [], "cut": []}
+    return View(text, summary)

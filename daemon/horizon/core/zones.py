@@ -1,0 +1,362 @@
+"""Zone arithmetic: net → condensé → récit, one entry at a time (pure, no I/O).
+
+The state after a history is the left fold of `step` over its entries, so ingesting
+in chunks of any size gives exactly the state of a full rebuild at the same `now`
+(ADR 0002). `sweep` applies age eviction without a new entry.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import operator
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from horizon.core.blocks import Item, condensed_size, net_overhead, net_size
+from horizon.core.entries import Entry, Rejection
+from horizon.core.recit import Quote, Recit, bound_recit, fits_one_more_line
+from horizon.core.settings import HorizonSettings
+from horizon.core.summarizer import TRUNCATION, Folded, Summarizer
+from horizon.core.text import flatten
+from horizon.core.truncation import Truncation, next_step
+from horizon.core.turns import append_turns
+
+CONVERSATION = "conversation"
+_INSTANT = operator.attrgetter("instant")
+MAX_PENDING_FOLDS = 32
+
+
+class Zones(msgspec.Struct):
+    """Everything the view is made of, plus the bookkeeping of what was read."""
+
+    up_to: int = 0
+    at: float = 0.0
+    accepted: int = 0
+    rejected: int = 0
+    net: list[Item] = msgspec.field(default_factory=list)
+    condense: list[Item] = msgspec.field(default_factory=list)
+    recit: Recit = msgspec.field(default_factory=Recit)
+    first_lighthouse: str | None = None
+    turns: list[str] = msgspec.field(default_factory=list)
+    net_chars: int = 0
+    condense_chars: int = 0
+    recit_level: str = TRUNCATION
+    # Folds made by truncation while models are configured, oldest first, and the récit
+    # they started from: the daemon replays them through the models, off the hot path.
+    pending_folds: list[list[Item]] = msgspec.field(default_factory=list)
+    chain: Recit | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a step depends on besides the zones: all of it passed in, nothing read."""
+
+    bee: str
+    settings: HorizonSettings
+    summarizer: Summarizer
+    now: float
+    mission: str | None = None
+
+
+@dataclass
+class Changes:
+    """What a batch of steps did, for logs and for the model worker."""
+
+    evicted: list[int] = field(default_factory=list)
+    folded: list[int] = field(default_factory=list)
+    folds: int = 0
+    # Evicted exchanges, answers whole, that truncation condensed while models wait.
+    to_condense: list[Item] = field(default_factory=list)
+
+
+def is_lighthouse(entry: Entry, settings: HorizonSettings) -> bool:
+    """A `conversation` from a listed asker (or none), or marked by the runtime or a flag."""
+    if entry.phare:
+        return True
+    return entry.type == CONVERSATION and (entry.sender is None or entry.sender in settings.phares)
+
+
+def apply(zones: Zones, records: Iterable[Entry | Rejection], ctx: Context) -> Changes:
+    """Ingest `records` (in seq order) into `zones`, in place."""
+    changes = Changes()
+    for record in records:
+        step(zones, record, ctx, changes)
+    return changes
+
+
+def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes) -> None:
+    zones.up_to = max(zones.up_to, record.seq)
+    if isinstance(record, Rejection):
+        zones.rejected += 1
+        return
+    zones.accepted += 1
+    zones.at = record.instant
+    lighthouse = is_lighthouse(record, ctx.settings)
+    if lighthouse and zones.first_lighthouse is None and record.question.strip():
+        zones.first_lighthouse = flatten(record.question)
+    if not ctx.settings.actif:
+        append_turns(zones.turns, record, ctx.bee, ctx.settings)
+        return
+    item = Item(
+        seq=record.seq, instant=record.instant, type=record.type, question=record.question,
+        answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
+        writer_id=record.writer_id, content=content_hash(record),
+    )
+    item.chars = net_size(item)
+    zones.net.append(item)
+    zones.net_chars += item.chars
+    _evict(zones, ctx, changes)
+
+
+def content_hash(entry: Entry) -> str:
+    """The identity of an exchange's text, whatever its seq: what the model cache keys on."""
+    # Each part ends with a NUL, so no two exchanges share the hashed bytes.
+    text = f"{entry.type}\0{entry.tool or ''}\0{entry.question}\0{entry.answer}\0"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def sweep(zones: Zones, ctx: Context) -> Changes:
+    """Age eviction at `ctx.now` without a new entry."""
+    changes = Changes()
+    if ctx.settings.actif and zones.net:
+        _evict(zones, ctx, changes)
+    return changes
+
+
+def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
+    settings = ctx.settings
+    net = zones.net
+    if settings.plancher_phare == "net" or has_aged(zones, settings, ctx.now):
+        leaving = _leaving_by_rule(zones, ctx, _oldest_allowed(settings, ctx.now))
+    else:
+        # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
+        # over budget, which costs what leaves rather than all that net holds.
+        size = net_overhead(ctx.bee) + zones.net_chars
+        count = 0
+        while size > settings.budget_net and count < len(net) - 1:
+            size -= net[count].chars
+            count += 1
+        leaving = net[:count]
+        del net[:count]
+        zones.net_chars -= sum(item.chars for item in leaving)
+    if not leaving:
+        return
+    for item in sorted(leaving, key=lambda item: item.seq):
+        original = msgspec.structs.replace(item) if ctx.summarizer.models else item
+        _enter_condense(zones, item, ctx)
+        changes.evicted.append(item.seq)
+        if ctx.summarizer.models and item.source == TRUNCATION:
+            changes.to_condense.append(original)
+    fold_if_over(zones, ctx, changes)
+
+
+def has_aged(zones: Zones, settings: HorizonSettings, now: float) -> bool:
+    """Whether an exchange of net other than the last is older than `age_net_heures`."""
+    older = zones.net[:-1]
+    return bool(older) and min(map(_INSTANT, older)) < _oldest_allowed(settings, now)
+
+
+def _oldest_allowed(settings: HorizonSettings, now: float) -> float:
+    return now - settings.age_net_heures * 3600.0
+
+
+def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[Item]:
+    """The exchanges that leave net, taken out of it: aged first, then the oldest while over
+    budget, lighthouses last when net is their floor."""
+    settings = ctx.settings
+    protect = settings.plancher_phare == "net"
+    overhead = net_overhead(ctx.bee)
+    last = zones.net[-1]
+    leaving: list[Item] = []
+    kept: list[Item] = []
+    for item in zones.net[:-1]:
+        aged = item.instant < oldest_allowed
+        (leaving if aged and not (protect and item.lighthouse) else kept).append(item)
+    size = overhead + zones.net_chars - sum(item.chars for item in leaving)
+    # Over budget: the oldest unprotected exchanges leave first.
+    index = 0
+    while size > settings.budget_net and index < len(kept):
+        if not (protect and kept[index].lighthouse):
+            size -= kept[index].chars
+            leaving.append(kept.pop(index))
+        else:
+            index += 1
+    if protect:
+        # Lighthouses stay at their floor while they alone fit its budget, beside the
+        # last exchange that net always keeps (so a full net still fits the cap).
+        lighthouse_size = overhead + last.chars + sum(
+            item.chars for item in kept if item.lighthouse)
+        index = 0
+        while lighthouse_size > settings.budget_net and index < len(kept):
+            if kept[index].lighthouse:
+                lighthouse_size -= kept[index].chars
+                leaving.append(kept.pop(index))
+            else:
+                index += 1
+    if leaving:
+        zones.net = [*kept, last]
+        zones.net_chars = sum(item.chars for item in zones.net)
+    return leaving
+
+
+def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
+    condensed = ctx.summarizer.condense(item)
+    item.answer = condensed.text
+    item.source = condensed.level
+    item.chars = condensed_size(item)
+    if not zones.condense or zones.condense[-1].seq < item.seq:
+        zones.condense.append(item)  # the usual case: evicted after all it holds
+    else:
+        position = bisect.bisect(zones.condense, item.seq, key=lambda held: held.seq)
+        zones.condense.insert(position, item)
+    zones.condense_chars += item.chars
+
+
+def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: str) -> bool:
+    """A model's condensation replaces the truncated one, if the entry is still there."""
+    for item in zones.condense:
+        if item.seq == seq and item.content == content:
+            zones.condense_chars -= item.chars
+            item.answer = text
+            item.source = level
+            item.chars = condensed_size(item)
+            zones.condense_chars += item.chars
+            return True
+    return False
+
+
+def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
+    """Fold the oldest condensed entries while the zone is over budget (public: the
+    daemon calls it again when a model's condensation changes an entry's size)."""
+    settings = ctx.settings
+    protect = settings.plancher_phare == "condense"
+    budget = settings.budget_condense
+    batch: set[int] = set()
+    size = zones.condense_chars
+    if size > budget:
+        for item in zones.condense:
+            if size <= budget // 2:
+                break
+            if not (protect and item.lighthouse):
+                batch.add(item.seq)
+                size -= item.chars
+    # The lighthouses left are at most what is left: measure them only when that is over.
+    if protect and size > budget:
+        lighthouse_size = sum(
+            item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
+        )
+        for item in zones.condense:
+            if lighthouse_size <= budget:
+                break
+            if item.lighthouse and item.seq not in batch:
+                batch.add(item.seq)
+                lighthouse_size -= item.chars
+    if batch:
+        folding = [item for item in zones.condense if item.seq in batch]
+        zones.condense = [item for item in zones.condense if item.seq not in batch]
+        zones.condense_chars = sum(item.chars for item in zones.condense)
+        fold_batch(zones, folding, ctx)
+        changes.folded.extend(item.seq for item in folding)
+        changes.folds += 1
+
+
+def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
+    """One summarizer call for the batch; the daemon adds the quotes and bounds the result.
+
+    With models configured, the batch joins the queue of folds the models owe (from
+    `chain`, the récit they started from); what the cache already holds is replayed at
+    once, and while the queue is not empty the récit shown is truncation's.
+    """
+    before = zones.recit
+    if isinstance(ctx.summarizer, Truncation):
+        zones.recit = fold_by_truncation(before, batch, ctx, ctx.summarizer, zones.first_lighthouse)
+        zones.recit_level = TRUNCATION
+        return
+    if not ctx.summarizer.models:
+        folded = ctx.summarizer.fold(before, batch)
+        zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
+        zones.recit_level = folded.level
+        return
+    if not zones.pending_folds or zones.chain is None:
+        zones.pending_folds = []
+        zones.chain = before
+    zones.pending_folds.append([msgspec.structs.replace(item) for item in batch])
+    replay_cached_folds(zones, ctx)
+    if not zones.pending_folds:
+        return
+    zones.recit = fold_by_truncation(before, batch, ctx, Truncation(ctx.settings.ligne_max),
+                                     zones.first_lighthouse)
+    zones.recit_level = TRUNCATION
+    if len(zones.pending_folds) > MAX_PENDING_FOLDS:
+        # The models are far behind: these folds stay as truncation wrote them.
+        zones.pending_folds = []
+        zones.chain = None
+
+
+def replay_cached_folds(zones: Zones, ctx: Context) -> None:
+    """Advance the models' chain through the queue with what the cache holds, taking the
+    longest run of batches it has (the daemon folds a run of batches in one call)."""
+    while zones.pending_folds and zones.chain is not None:
+        for count in range(len(zones.pending_folds), 0, -1):
+            merged = [item for batch in zones.pending_folds[:count] for item in batch]
+            folded = ctx.summarizer.cached_fold(zones.chain, merged)
+            if folded is not None:
+                advance_chain(zones, folded, merged, count, ctx)
+                break
+        else:
+            return
+
+
+def advance_chain(zones: Zones, folded: Folded, merged: list[Item], count: int,
+                  ctx: Context) -> None:
+    """The models folded the first `count` queued batches: the chain moves on, and once
+    the queue is empty their récit is the one shown."""
+    assert zones.chain is not None
+    zones.chain = compose_recit(zones.chain, folded.recit, merged, ctx, zones.first_lighthouse)
+    del zones.pending_folds[:count]
+    if not zones.pending_folds:
+        zones.recit = zones.chain
+        zones.recit_level = folded.level
+        zones.chain = None
+
+
+def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncation: Truncation,
+                       first_lighthouse: str | None) -> Recit:
+    """compose_recit over truncation's fold, without making the fold when none of its
+    lines could stay.
+
+    A récit whose free sections are empty is usually one its quotes fill, where every
+    fold's lines are dropped by the bound at once. The fold's newest line is its
+    Prochaine étape, which the bound drops last; when the quotes and Mission leave no
+    room for that one line, they leave none for any, and the outcome is the bound of the
+    quotes alone.
+    """
+    if not any(before.sections.values()):
+        paroles = before.paroles + _quotes(batch)
+        mission = mission_of(ctx, first_lighthouse)
+        budget = ctx.settings.budget_recit
+        if not fits_one_more_line(paroles, mission, next_step(batch[-1].seq), budget):
+            return bound_recit(Recit({}, paroles), mission, budget)[0]
+    return compose_recit(before, truncation.fold_recit(before, batch), batch, ctx,
+                         first_lighthouse)
+
+
+def _quotes(batch: list[Item]) -> tuple[Quote, ...]:
+    return tuple(Quote(item.seq, item.question) for item in batch
+                 if item.lighthouse and item.question.strip())
+
+
+def compose_recit(before: Recit, folded: Recit, batch: list[Item], ctx: Context,
+                  first_lighthouse: str | None) -> Recit:
+    """The summarizer's free sections, the daemon's quotes of folded lighthouses, bounded."""
+    merged = Recit(folded.sections, before.paroles + _quotes(batch))
+    bounded, _ = bound_recit(merged, mission_of(ctx, first_lighthouse), ctx.settings.budget_recit)
+    return bounded
+
+
+def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:
+    """The Mission text: the bee's `mission` when set, else its first lighthouse question."""
+    return ctx.mission if ctx.mission else first_lighthouse

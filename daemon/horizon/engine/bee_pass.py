@@ -1,0 +1,188 @@
+"""One bee's pass: read what is new, step the zones, render, write. The daemon and the
+commands both go through here, so a rebuild and an incremental run share every line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from horizon.core.entries import Entry, Rejection
+from horizon.core.render import View, render
+from horizon.core.settings import Effective, GlobalConfig
+from horizon.core.summarizer import Summarizer
+from horizon.core.truncation import Truncation
+from horizon.core.zones import Changes, Context, Zones, step, sweep
+from horizon.hive.flags import read_flags
+from horizon.hive.journal import JournalError
+from horizon.hive.manifest import Manifest, append_records, read_manifest
+from horizon.hive.reader import JournalReader, Notes
+from horizon.hive.store import BeeState, save
+from horizon.summarize.cache import SummaryCache
+from horizon.summarize.cached import CachedSummarizer
+from horizon.summarize.cascade import level_names
+
+REJECTION_EXAMPLES = 10
+
+
+@dataclass
+class Pass:
+    """What one pass over a bee did: the new state, the view, and what to report."""
+
+    state: BeeState
+    view: View
+    changes: Changes
+    manifest: Manifest
+    notes: Notes = field(default_factory=Notes)
+    read: int = 0
+    rebuilt: bool = False
+    rejections: Counter[str] = field(default_factory=Counter)
+    first_rejected: list[int] = field(default_factory=list)
+    missing_segment: str | None = None
+
+
+def settings_key(effective: Effective, flags: dict[int, str], levels: list[str]) -> str:
+    """A digest of everything the zones depend on besides the journal."""
+    payload = msgspec.json.encode(
+        {"horizon": effective.horizon, "mission": effective.mission,
+         "flags": sorted(flags.items()), "levels": levels}
+    )
+    return hashlib.blake2b(payload, digest_size=12).hexdigest()
+
+
+def context(bee: str, effective: Effective, now: float, levels: list[str] | None = None,
+            cache: SummaryCache | None = None) -> Context:
+    """The step context: with model levels, texts come from the cache or truncation."""
+    summarizer: Summarizer = Truncation(effective.horizon.ligne_max)
+    if levels:
+        summarizer = CachedSummarizer(levels, effective.horizon, cache)
+    return Context(bee, effective.horizon, summarizer, now, effective.mission)
+
+
+def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, now: float,
+             state: BeeState | None, *, read_time: float | None = None,
+             manifest: Manifest | None = None, late_segments: set[str] | None = None,
+             on_record: Callable[[Entry | Rejection], None] | None = None,
+             cache: SummaryCache | None = None) -> Pass:
+    """Bring `state` (or a new one) up to date with the journal; nothing is written.
+
+    `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
+    `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
+    The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
+    """
+    window = hive / "window"
+    flags = read_flags(hive, bee)
+    levels = level_names(config, effective)
+    key = settings_key(effective, flags, levels)
+    if manifest is None:
+        manifest = read_manifest(window, bee)
+    rebuilt = state is None or state.settings_key != key
+    if state is None or rebuilt:
+        state = BeeState(bee=bee, settings_key=key)
+        late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
+    ctx = context(bee, effective, now, levels, cache)
+    outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
+    reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
+                       late_segments, on_record)
+    try:
+        reading.run()
+    except JournalError as error:
+        # The file the checkpoint names is gone: start over from the files as they are.
+        outcome.missing_segment = str(error)
+        # The failed attempt may have added records in memory: start from the disk's.
+        manifest = read_manifest(window, bee)
+        outcome.manifest = manifest
+        outcome.notes = Notes()
+        outcome.state = BeeState(bee=bee, settings_key=key)
+        outcome.changes = Changes()
+        outcome.rebuilt = True
+        outcome.read = 0
+        reading.late_segments = set(manifest.rotated)
+        reading.run()
+    outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
+    outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission)
+    return outcome
+
+
+@dataclass
+class _Reading:
+    outcome: Pass
+    window: Path
+    bee: str
+    config: GlobalConfig
+    read_time: float
+    flags: dict[int, str]
+    ctx: Context
+    late_segments: set[str] | None
+    on_record: Callable[[Entry | Rejection], None] | None
+
+    def run(self) -> None:
+        outcome = self.outcome
+        state = outcome.state
+        reader = JournalReader(self.window, self.bee, state.checkpoint,
+                               self.config.max_line_bytes, self.read_time, outcome.manifest,
+                               self.flags, self.late_segments)
+        zones: Zones = state.zones
+        for record in reader:
+            step(zones, record, self.ctx, outcome.changes)
+            outcome.read += 1
+            if reader.main_flow:
+                _note_segment(state, reader.current_segment, record.seq)
+            if self.on_record is not None:
+                self.on_record(record)
+            if isinstance(record, Rejection):
+                outcome.rejections[record.reason.value] += 1
+                if len(outcome.first_rejected) < REJECTION_EXAMPLES:
+                    outcome.first_rejected.append(record.seq)
+        state.checkpoint = reader.checkpoint
+        _keep_segments_in_use(state)
+        notes = reader.notes
+        state.mismatched_flags = sorted(
+            (set(state.mismatched_flags) | notes.mismatched_flags) - notes.matched_flags
+        )
+        outcome.notes.records += notes.records
+        outcome.notes.late_lines.update(notes.late_lines)
+        outcome.notes.replaced = outcome.notes.replaced or notes.replaced
+
+
+def _note_segment(state: BeeState, segment: str, seq: int) -> None:
+    bounds = state.segments.get(segment)
+    if bounds is None:
+        state.segments[segment] = [seq, seq]
+    else:
+        bounds[0] = min(bounds[0], seq)
+        bounds[1] = max(bounds[1], seq)
+
+
+def _keep_segments_in_use(state: BeeState) -> None:
+    """Forget the seq ranges of segments nothing will look up again, so the state (written
+    at every pass) does not grow with history.
+
+    Ranges serve to find the line of an entry net or condensé holds (`locate`: a model
+    upgrade after a restart). Kept: the segment reading is in, whose range must go on
+    from its first line, and every segment holding one of those entries. Lines read out
+    of order have no range: the manifest's late records locate them.
+    """
+    zones = state.zones
+    held = sorted({item.seq for item in zones.net} | {item.seq for item in zones.condense})
+
+    def in_use(name: str, first: int, last: int) -> bool:
+        if name == state.checkpoint.segment:
+            return True
+        index = bisect.bisect_left(held, first)
+        return index < len(held) and held[index] <= last
+
+    state.segments = {name: bounds for name, bounds in state.segments.items()
+                      if in_use(name, *bounds)}
+
+
+def commit(hive: Path, bee: str, outcome: Pass) -> None:
+    """Durable in order: manifest records, then handoff.md, then the state and checkpoint."""
+    append_records(hive / "window", bee, outcome.notes.records)
+    save(hive, bee, outcome.state, outcome.view.text)

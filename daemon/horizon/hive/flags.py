@@ -1,0 +1,45 @@
+"""Operator lighthouse flags: `phares/<bee>.jsonl`, append-only, never derived."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from horizon.hive.journal import append_durably, read_records
+
+
+class FlagRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`on` true flags the line at `seq` whose hash is `hash`; false removes the flag."""
+
+    seq: int
+    hash: str
+    on: bool = True
+    at: str = ""
+
+
+_decoder = msgspec.json.Decoder(FlagRecord)
+_encoder = msgspec.json.Encoder()
+
+
+def flags_path(hive: Path, bee: str) -> Path:
+    return hive / "phares" / f"{bee}.jsonl"
+
+
+def read_flags(hive: Path, bee: str) -> dict[int, str]:
+    """The flags in force: seq → hash of the flagged line (the last record per seq wins)."""
+    flags: dict[int, str] = {}
+    for line in read_records(flags_path(hive, bee)):
+        try:
+            record = _decoder.decode(line)
+        except msgspec.MsgspecError:
+            continue  # a torn or hand-broken line must not cost the other flags
+        if record.on:
+            flags[record.seq] = record.hash
+        else:
+            flags.pop(record.seq, None)
+    return flags
+
+
+def append_flag(hive: Path, bee: str, record: FlagRecord) -> None:
+    append_durably(flags_path(hive, bee), _encoder.encode(record) + b"\n")

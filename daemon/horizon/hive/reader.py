@@ -1,0 +1,264 @@
+"""From journal bytes to records: seq numbering, decoding, clamping, flag checks.
+
+One reader serves the daemon and the rebuild, so both give every line the same seq:
+the main flow reads segments in order (archives up to where they were rotated, then
+the live file); ranges the manifest records as read out of order are emitted at their
+recorded seqs; lines found late in a rotated segment get seqs after the current end
+and become new `late` records (ADR 0002).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from horizon.core.entries import Entry, Rejection, decode_line, too_long
+from horizon.hive.journal import (
+    Checkpoint,
+    JournalError,
+    is_blank,
+    line_hash,
+    live_name,
+    read_lines,
+    segment_paths,
+    tail_hash,
+)
+from horizon.hive.manifest import Clamp, Jump, Late, Manifest, Record
+
+CLOCK_SKEW_S = 300.0
+
+
+@dataclass
+class Notes:
+    """What the reader noticed, for the caller to record and log."""
+
+    records: list[Record] = field(default_factory=list)
+    replaced: str | None = None
+    late_lines: dict[str, int] = field(default_factory=dict)
+    matched_flags: set[int] = field(default_factory=set)
+    mismatched_flags: set[int] = field(default_factory=set)
+
+
+class JournalReader:
+    """Iterates the records written after `checkpoint`; `.checkpoint` follows the reading.
+
+    `late_segments` names the rotated segments to look at for late lines (None: every
+    rotated segment not sealed yet).
+    """
+
+    def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
+                 read_time: float, manifest: Manifest, flags: dict[int, str],
+                 late_segments: set[str] | None = None) -> None:
+        self.window = window
+        self.bee = bee
+        self.checkpoint = checkpoint
+        self.max_line_bytes = max_line_bytes
+        self.read_time = read_time
+        self.manifest = manifest
+        self.flags = flags
+        self.late_segments = late_segments
+        self.notes = Notes()
+        self.current_segment = checkpoint.segment
+        # False while records come from elsewhere than the segments in order (ranges read
+        # out of order): their seqs are found through the manifest, not a segment's range.
+        self.main_flow = True
+        self.raw_wanted: int | None = None  # `horizon phare`: keep this seq's bytes
+        self.raw_found: bytes | None = None
+        self._seq = checkpoint.seq
+        self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
+                                key=lambda late: late.first_seq)
+
+    # -- the main flow ------------------------------------------------------------------
+
+    def _start(self) -> list[tuple[Path, int, int]]:
+        """(path, start offset, lines already read there) of each main-flow segment."""
+        checkpoint = self.checkpoint
+        live = self.window / live_name(self.bee)
+        if checkpoint.segment == live.name:
+            # The usual case: still in the live file. No archive listing, so a pass costs
+            # the same with 400 segments behind it as with none.
+            try:
+                info = os.stat(live, follow_symlinks=False)
+            except FileNotFoundError:
+                info = None
+            if (info is not None and info.st_ino == checkpoint.ino
+                    and info.st_size >= checkpoint.offset
+                    and (info.st_size == checkpoint.offset
+                         or tail_hash(live, checkpoint.offset) == checkpoint.tail)):
+                return [(live, checkpoint.offset, checkpoint.lines)]
+        paths = segment_paths(self.window, self.bee)
+        if not checkpoint.segment:
+            return [(path, 0, 0) for path in paths]
+        names = [path.name for path in paths]
+        name = self._resolve(checkpoint, paths)
+        if name not in names and name == live_name(self.bee):
+            # The live journal was deleted: nothing to read until a writer makes a new
+            # one, whose lines then get seqs after ours (a `jump`, see _resolve).
+            return []
+        if name not in names:
+            raise JournalError(f"{self.window / checkpoint.segment}: the segment of the "
+                               "checkpoint is gone")
+        index = names.index(name)
+        first = (paths[index], checkpoint.offset, checkpoint.lines)
+        if self.notes.replaced is not None:
+            first = (paths[index], 0, 0)
+        return [first] + [(path, 0, 0) for path in paths[index + 1:]]
+
+    def _resolve(self, checkpoint: Checkpoint, paths: list[Path]) -> str:
+        """The name the checkpoint's file has now; notes a journal replaced or truncated."""
+        by_name = {path.name: path for path in paths}
+        path = by_name.get(checkpoint.segment)
+        info = os.stat(path, follow_symlinks=False) if path is not None else None
+        if info is not None and info.st_ino == checkpoint.ino:
+            if info.st_size < checkpoint.offset:
+                self._replaced(checkpoint.segment, info.st_ino, "truncated")
+            elif path is not None and tail_hash(path, checkpoint.offset) != checkpoint.tail:
+                self._replaced(checkpoint.segment, info.st_ino, "rewritten")
+            return checkpoint.segment
+        for rotated in self.manifest.rotated.values():
+            if rotated.ino == checkpoint.ino and rotated.segment in by_name:
+                return rotated.segment  # rotated after the checkpoint was saved
+        if checkpoint.segment == live_name(self.bee):
+            live = by_name.get(checkpoint.segment)
+            if live is not None:
+                self._replaced(checkpoint.segment, os.stat(live).st_ino, "replaced")
+            return checkpoint.segment
+        return checkpoint.segment
+
+    def _replaced(self, segment: str, ino: int, how: str) -> None:
+        self.notes.replaced = f"{segment} {how}"
+        jump = Jump(segment, ino, self._seq)
+        self.notes.records.append(jump)
+        self.manifest.add(jump)
+
+    def _main_end(self, path: Path) -> int | None:
+        rotated = self.manifest.rotated.get(path.name)
+        return rotated.offset if rotated is not None else None
+
+    def _jump_at_start(self, path: Path) -> int | None:
+        """The seq a hand-replaced file's lines start after, when the manifest says so."""
+        rotated = self.manifest.rotated.get(path.name)
+        try:
+            ino = rotated.ino if rotated else os.stat(path, follow_symlinks=False).st_ino
+        except FileNotFoundError:
+            return None
+        target = None
+        for jump in self.manifest.jumps:
+            if jump.ino == ino and (jump.segment == path.name or rotated is not None):
+                target = max(target or 0, jump.seq)
+        return target
+
+    def __iter__(self) -> Iterator[Entry | Rejection]:
+        for path, start, already in self._start():
+            lines = already
+            target = self._jump_at_start(path) if start == 0 else None
+            if target is not None:
+                # Ranges read late before the file was replaced keep their seqs.
+                yield from self._emit_reserved(upto=target)
+                self._seq = max(self._seq, target)
+            end = start
+            self.current_segment = path.name
+            limit = self._main_end(path)
+            for raw, line_end in read_lines(path, start, self.max_line_bytes, limit):
+                end = line_end
+                if raw is not None and is_blank(raw):
+                    continue
+                if self._reserved:
+                    yield from self._emit_reserved()
+                lines += 1
+                yield self._record(raw)
+            if end != start or path.name != self.checkpoint.segment or start == 0:
+                self._move_checkpoint(path, end, lines)
+        yield from self._emit_reserved()
+        yield from self._read_late()
+        self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
+
+    def _move_checkpoint(self, path: Path, end: int, lines: int) -> None:
+        info = os.stat(path, follow_symlinks=False)
+        self.checkpoint = Checkpoint(path.name, end, self._seq, info.st_dev, info.st_ino,
+                                     tail_hash(path, end), lines)
+
+    # -- ranges read out of order -----------------------------------------------------
+
+    def _emit_reserved(self, upto: int | None = None) -> Iterator[Entry | Rejection]:
+        """Ranges the manifest gave seqs to, emitted when the counter reaches them (or,
+        before a jump, every range that starts at or before it)."""
+        segment = self.current_segment
+        while self._reserved and (self._reserved[0].first_seq == self._seq + 1 or (
+                upto is not None and self._reserved[0].first_seq <= upto)):
+            late = self._reserved.pop(0)
+            self._seq = late.first_seq - 1
+            path = self.window / "archive" / late.segment
+            self.current_segment = late.segment
+            self.main_flow = False
+            for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end):
+                if raw is None or not is_blank(raw):
+                    yield self._record(raw)
+        self.current_segment = segment  # the main flow goes on where it was
+        self.main_flow = True
+
+    def _read_late(self) -> Iterator[Entry | Rejection]:
+        """Lines that reached a rotated segment after it was moved: seqs after the end."""
+        names = self.late_segments
+        if names is None:
+            names = {name for name in self.manifest.rotated if name not in self.manifest.sealed}
+        for name in sorted(names):
+            if name not in self.manifest.rotated:
+                continue
+            path = self.window / "archive" / name
+            start = self.manifest.late_end(name)
+            try:
+                if os.stat(path, follow_symlinks=False).st_size <= start:
+                    continue
+            except FileNotFoundError:
+                continue
+            first = self._seq + 1
+            end = start
+            self.current_segment = name
+            self.main_flow = False
+            for raw, line_end in read_lines(path, start, self.max_line_bytes):
+                end = line_end
+                if raw is None or not is_blank(raw):
+                    yield self._record(raw)
+            if end > start:
+                late = Late(name, start, end, first, self._seq)
+                self.notes.records.append(late)
+                self.manifest.add(late)
+                if self._seq >= first:
+                    self.notes.late_lines[name] = self._seq - first + 1
+
+    # -- one line -----------------------------------------------------------------------
+
+    def _record(self, raw: bytes | None) -> Entry | Rejection:
+        self._seq += 1
+        seq = self._seq
+        if seq == self.raw_wanted:
+            self.raw_found = raw
+        if raw is None:
+            return too_long(seq, self.max_line_bytes)
+        flagged = False
+        if seq in self.flags:
+            flagged = self.flags[seq] == line_hash(raw)
+            (self.notes.matched_flags if flagged else self.notes.mismatched_flags).add(seq)
+        return self._adjusted(decode_line(seq, raw), flagged)
+
+    def _adjusted(self, record: Entry | Rejection, flagged: bool) -> Entry | Rejection:
+        """The entry with its clamped instant and its operator flag applied."""
+        if isinstance(record, Rejection):
+            return record
+        fixed = self.manifest.clamps.get(record.seq)
+        if fixed is None and record.instant > self.read_time + CLOCK_SKEW_S:
+            fixed = self.read_time
+            clamp = Clamp(record.seq, fixed)
+            self.notes.records.append(clamp)
+            self.manifest.add(clamp)
+        if fixed is None and not flagged:
+            return record
+        return msgspec.structs.replace(
+            record, instant=record.instant if fixed is None else fixed,
+            phare=record.phare or flagged,
+        )

@@ -1,0 +1,89 @@
+"""Rotation of a live journal into `window/archive/` (SPEC section 3).
+
+Move, never copy-truncate, never over an existing file: the manifest record first, then
+link, then unlink. A crash between any two of these is finished at the next start by
+`finish_rotations`. Writers holding a descriptor keep appending to the moved segment;
+those lines are read late (see `ingest`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from horizon.hive.journal import Checkpoint, archive_name, archive_numbers, live_name, tail_hash
+from horizon.hive.manifest import Manifest, Rotated, Sealed, append_records
+from horizon.hive.store import fsync_dir
+
+
+def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
+    known = archive_numbers(window, bee)
+    for name in manifest.rotated:
+        with contextlib.suppress(ValueError):
+            known.append(int(name.rsplit(".", 2)[-2]))
+    number = max(known, default=0) + 1
+    while (window / "archive" / archive_name(bee, number)).exists():
+        number += 1
+    return number
+
+
+def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
+           ) -> Checkpoint | None:
+    """Move the live journal to the next archive segment; the checkpoint that follows it.
+
+    None when the live file is not the one the checkpoint has read (nothing is moved).
+    """
+    live = window / live_name(bee)
+    try:
+        info = os.stat(live, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if checkpoint.segment != live.name or info.st_ino != checkpoint.ino:
+        return None
+    archive = window / "archive"
+    archive.mkdir(mode=0o750, exist_ok=True)
+    # A rotation that failed before its link keeps its number: the new record for the
+    # same segment (with today's offset) replaces the old one on replay.
+    unfinished = next((r.segment for r in manifest.rotated.values()
+                       if r.ino == info.st_ino and not (archive / r.segment).exists()), None)
+    target = archive / (unfinished or archive_name(bee, _next_number(window, bee, manifest)))
+    record = Rotated(target.name, info.st_ino, checkpoint.offset, checkpoint.seq)
+    append_records(window, bee, [record])
+    manifest.add(record)
+    os.link(live, target, follow_symlinks=False)
+    os.unlink(live)
+    fsync_dir(archive)
+    fsync_dir(window)
+    return Checkpoint(target.name, checkpoint.offset, checkpoint.seq, info.st_dev, info.st_ino,
+                      tail_hash(target, checkpoint.offset), checkpoint.lines)
+
+
+def finish_rotations(window: Path, bee: str, manifest: Manifest) -> list[str]:
+    """Complete rotations a crash interrupted; the segments it finished."""
+    live = window / live_name(bee)
+    finished = []
+    for record in manifest.rotated.values():
+        target = window / "archive" / record.segment
+        try:
+            live_ino = os.stat(live, follow_symlinks=False).st_ino
+        except FileNotFoundError:
+            live_ino = None
+        if live_ino != record.ino:
+            continue
+        try:
+            if not target.exists():
+                os.link(live, target, follow_symlinks=False)
+            os.unlink(live)
+            fsync_dir(window)
+        except OSError:
+            continue  # the next rotation of this file retries under the same number
+        finished.append(record.segment)
+    return finished
+
+
+def seal(window: Path, bee: str, segment: str, size: int, manifest: Manifest) -> None:
+    """Record that a rotated segment stayed quiet: from now on only events make us look."""
+    record = Sealed(segment, size)
+    append_records(window, bee, [record])
+    manifest.add(record)

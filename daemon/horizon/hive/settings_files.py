@@ -1,0 +1,148 @@
+"""Reading the settings files of the cascade: config.json, horizon.toml, bees/<bee>.toml."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from horizon.core.settings import (
+    HORIZON_KEYS,
+    Effective,
+    GlobalConfig,
+    Layer,
+    SettingsError,
+    cascade,
+    validate_global,
+    validate_layer,
+    validate_model,
+)
+
+MAX_SETTINGS_BYTES = 1 << 20
+SYSTEM_CONFIG = Path("/etc/horizon/config.json")
+
+
+def config_path(explicit: str | None) -> Path | None:
+    """`--config`, then `$HORIZON_CONFIG`, then /etc/horizon/config.json, else built-ins."""
+    if explicit:
+        return Path(explicit)
+    from_env = os.environ.get("HORIZON_CONFIG")
+    if from_env:
+        return Path(from_env)
+    if SYSTEM_CONFIG.is_file():
+        return SYSTEM_CONFIG
+    return None
+
+
+def _read_bytes(path: Path) -> bytes:
+    source = str(path)
+    try:
+        if not path.is_file():
+            raise SettingsError(source, "(file)", "not a regular file")
+        size = path.stat().st_size
+        if size > MAX_SETTINGS_BYTES:
+            raise SettingsError(source, "(file)", f"{size} bytes, over the 1 MiB limit")
+        return path.read_bytes()[: MAX_SETTINGS_BYTES + 1]
+    except OSError as error:
+        raise SettingsError(source, "(file)", error.strerror or str(error)) from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    raw = _read_bytes(path)
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SettingsError(str(path), "(file)", "not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(str(path), "(syntax)", str(error)) from None
+    except RecursionError:
+        raise SettingsError(str(path), "(syntax)", "nested too deeply") from None
+
+
+def load_global(path: Path | None) -> GlobalConfig:
+    """The global config; built-in defaults when there is no file."""
+    if path is None:
+        return GlobalConfig()
+    raw = _read_bytes(path)
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SettingsError(str(path), "(file)", "not valid UTF-8") from None
+    except json.JSONDecodeError as error:
+        raise SettingsError(
+            str(path), "(syntax)", f"{error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
+    except RecursionError:
+        raise SettingsError(str(path), "(syntax)", "nested too deeply") from None
+    if not isinstance(document, dict):
+        raise SettingsError(str(path), "(top)", "expected a JSON object")
+    return validate_global(document, str(path))
+
+
+def hive_file(hive: Path) -> Path:
+    return hive / "horizon.toml"
+
+
+def bee_file(hive: Path, bee: str) -> Path:
+    return hive / "bees" / f"{bee}.toml"
+
+
+def load_hive_layer(hive: Path) -> Layer | None:
+    path = hive_file(hive)
+    if not path.exists():
+        return None
+    document = _read_toml(path)
+    for key in document:
+        if key != "horizon":
+            hint = " (it belongs in the [horizon] table)" if key in HORIZON_KEYS else ""
+            raise SettingsError(str(path), key, f"unknown key{hint}")
+    table = document.get("horizon", {})
+    if not isinstance(table, dict):
+        raise SettingsError(str(path), "horizon", "expected a table")
+    return Layer(str(path), validate_layer(table, str(path)))
+
+
+class BeeFile(msgspec.Struct, frozen=True):
+    layer: Layer | None
+    mission: str | None
+    modele: str | None
+
+
+def load_bee_file(hive: Path, bee: str) -> BeeFile:
+    path = bee_file(hive, bee)
+    if not path.exists():
+        return BeeFile(None, None, None)
+    source = str(path)
+    document = _read_toml(path)
+    for key in document:
+        if key in HORIZON_KEYS:
+            raise SettingsError(source, key, "this key belongs in the [horizon] table")
+    mission = document.get("mission")
+    if mission is not None and not isinstance(mission, str):
+        raise SettingsError(source, "mission", "expected a string")
+    modele = document.get("modele")
+    if modele is not None:
+        modele = validate_model(modele, source, "modele")
+    table = document.get("horizon")
+    if table is None:
+        return BeeFile(None, mission, modele)
+    if not isinstance(table, dict):
+        raise SettingsError(source, "horizon", "expected a table")
+    return BeeFile(Layer(source, validate_layer(table, source)), mission, modele)
+
+
+def effective_settings(config: GlobalConfig, config_source: str, hive: Path,
+                       bee: str) -> Effective:
+    """The cascade of SPEC section 7 for one bee; raises SettingsError on any bad file."""
+    layers = [Layer(config_source, validate_layer(config.horizon, config_source))]
+    hive_layer = load_hive_layer(hive)
+    if hive_layer is not None:
+        layers.append(hive_layer)
+    bee_settings = load_bee_file(hive, bee)
+    if bee_settings.layer is not None:
+        layers.append(bee_settings.layer)
+    return cascade(layers, str(bee_file(hive, bee)), bee_settings.mission, bee_settings.modele)

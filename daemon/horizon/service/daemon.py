@@ -1,0 +1,369 @@
+"""`horizon run`: the main loop. Watchdog and APScheduler threads only post to a queue;
+this loop does every pass, pings systemd's watchdog between them, and applies reloads
+and stops between two items, so a hung loop stops reporting healthy.
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from horizon.service import logs, notify
+from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.hive.discovery import file_signature
+from horizon.hive.heartbeat import BEAT_S
+from horizon.hive.lock import HiveLocked
+from horizon.hive.settings_files import load_global
+from horizon.service.hive_service import HiveService
+from horizon.service.modelwork import ModelWork
+from horizon.service.watch import Watcher, WatchLimit
+
+log = logs.get_logger()
+_JOURNAL = re.compile(r"^(?P<bee>[A-Za-z0-9_][A-Za-z0-9_-]{0,63})-messages\.jsonl$")
+_ARCHIVED = re.compile(r"^(?P<bee>[A-Za-z0-9_][A-Za-z0-9_-]{0,63})-messages\.\d{6}\.jsonl$")
+RELOAD_SETTLE_S = 0.2
+LOOP_TICK_S = 0.25
+
+Item = tuple[Any, ...]
+
+
+class Daemon:
+    def __init__(self, config_path: Path | None, log_stdout: bool = False) -> None:
+        self.config_path = config_path
+        self.config_source = str(config_path) if config_path else "défaut intégré"
+        self.log_stdout = log_stdout
+        self.config = GlobalConfig()
+        self.services: dict[Path, HiveService] = {}
+        self.items: queue.Queue[Item] = queue.Queue()
+        self.scheduler = BackgroundScheduler(timezone=UTC)
+        self.models: ModelWork | None = None
+        self.watcher: Watcher | None = None
+        self.stopping = False
+        self.reload_requested = False
+        self.reopen_requested = False
+        self.config_seen = file_signature(config_path) if config_path else None
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def run(self) -> int:
+        try:
+            self.config = load_global(self.config_path)
+        except SettingsError as error:
+            print(f"horizon: {error}", file=sys.stderr)
+            return 1
+        self._configure_logs()
+        self.models = ModelWork(self.config, self.items.put)
+        for hive in self.config.hives:
+            try:
+                self._start_hive(Path(hive))
+            except HiveLocked as error:
+                print(f"horizon: {error}", file=sys.stderr)
+                log.error("daemon.locked", hive=hive, holder=error.pid)
+                self._release_all()
+                return 1
+        signal.signal(signal.SIGTERM, self._on_stop)
+        signal.signal(signal.SIGINT, self._on_stop)
+        signal.signal(signal.SIGHUP, self._on_hup)
+        self._catch_up()
+        self.scheduler.start()
+        self._schedule_periodic()
+        bees = sum(len(service.bees) for service in self.services.values())
+        notify.notify("READY=1", f"STATUS=serving {len(self.services)} hives, {bees} bees")
+        log.info("daemon.started", hives=[str(h) for h in self.services], bees=bees,
+                 watch=self.config.watch)
+        self._loop()
+        return self._stop()
+
+    def _configure_logs(self) -> None:
+        log_dir = Path(self.config.log.dir)
+        logs.configure(log_dir, self.config.log.level, self.config.log.format, self.log_stdout)
+
+    def _start_hive(self, hive: Path) -> None:
+        if not hive.is_dir():
+            log.error("hive.missing", hive=str(hive))
+            return
+        service = HiveService(hive, self.config, self.config_source, self.models)
+        self.services[hive] = service
+        service.refresh_bees()
+        service.settings_changed()
+        self._watch_hive(service)
+
+    def _watch_hive(self, service: HiveService) -> None:
+        if service.watch_mode == "poll":
+            return
+        if self.watcher is None:
+            self.watcher = Watcher(lambda path: self.items.put(("event", path)))
+        folders = [service.hive, service.window, service.window / "archive",
+                   service.hive / "bees", service.hive / "phares"]
+        if self.config_path is not None:
+            folders.append(self.config_path.parent)
+        try:
+            for folder in folders:
+                self.watcher.watch(folder)
+        except WatchLimit as error:
+            service.watch_mode = "poll"
+            with service.bind():
+                log.error("watch.limit_reached", reason=str(error), fallback="poll",
+                          poll_s=self.config.poll_s)
+
+    def _catch_up(self) -> None:
+        """Before READY: every bee up to date with what was written while we were down."""
+        for service in self.services.values():
+            for bee in list(service.bees):
+                service.process(bee)
+
+    def _schedule_periodic(self) -> None:
+        for name, seconds in (("poll", self.config.poll_s), ("sweep", self.config.sweep_s),
+                              ("beat", BEAT_S)):
+            self.scheduler.add_job(self.items.put, "interval", seconds=seconds,
+                                   args=[(name,)], id=name, replace_existing=True,
+                                   coalesce=True, max_instances=1)
+        self.items.put(("beat",))
+
+    def _on_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+
+    def _on_hup(self, signum: int, frame: FrameType | None) -> None:
+        self.reload_requested = True
+        self.reopen_requested = True
+
+    def _stop(self) -> int:
+        notify.notify("STOPPING=1")
+        log.info("daemon.stopping")
+        # Pause and empty the scheduler first: a one-shot job firing during shutdown
+        # would otherwise be looked up after its removal (JobLookupError in its thread).
+        self.scheduler.pause()
+        self.scheduler.remove_all_jobs()
+        self.scheduler.shutdown(wait=False)
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.models is not None:
+            self.models.stop()
+        for service in self.services.values():
+            # Lines already seen but still in their debounce are the batch in hand.
+            for bee, runtime in list(service.bees.items()):
+                if runtime.dirty and time.monotonic() >= runtime.retry_at:
+                    service.process(bee)
+            service.heartbeat()
+        self._release_all()
+        return 0
+
+    def _release_all(self) -> None:
+        for service in self.services.values():
+            service.close()
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        ping_every = notify.watchdog_interval()
+        next_ping = time.monotonic()
+        while not self.stopping:
+            if ping_every is not None and time.monotonic() >= next_ping:
+                notify.notify("WATCHDOG=1")
+                next_ping = time.monotonic() + ping_every
+            if self.reopen_requested:
+                self.reopen_requested = False
+                logs.reopen()
+            if self.reload_requested:
+                self.reload_requested = False
+                self._reload()
+            try:
+                item = self.items.get(timeout=LOOP_TICK_S)
+            except queue.Empty:
+                continue
+            try:
+                self._handle(item)
+            except Exception as error:  # the loop must outlive any one item; says what, not why
+                log.error("daemon.error", item=str(item[0]), error=type(error).__name__)
+
+    def _handle(self, item: Item) -> None:
+        kind = item[0]
+        if kind == "event":
+            self._on_event(item[1])
+        elif kind == "process":
+            self._process(item[1], item[2])
+        elif kind == "poll":
+            self._poll()
+        elif kind == "sweep":
+            now = time.monotonic()
+            for service in self.services.values():
+                for bee, runtime in list(service.bees.items()):
+                    if now >= runtime.retry_at:  # a failing bee waits for its back-off
+                        service.process(bee, sweep_only=True)
+        elif kind == "beat":
+            self._beat()
+        elif kind == "reload":
+            self._reload()
+        elif kind == "model":
+            serving = self.services.get(item[1])
+            if serving is not None:
+                serving.apply_model(item[2], item[3])
+
+    def _process(self, hive: Path, bee: str) -> None:
+        service = self.services.get(hive)
+        if service is None:
+            return
+        service.process(bee)
+        runtime = service.bees.get(bee)
+        if runtime is not None and runtime.dirty:
+            self._schedule(service, bee)  # a failed write: retry after its back-off
+
+    def _written(self, service: HiveService, bee: str) -> None:
+        if bee not in service.bees:
+            service.refresh_bees()
+        if service.mark_dirty(bee, time.monotonic()) is not None:
+            self._schedule(service, bee)
+
+    def _schedule(self, service: HiveService, bee: str) -> None:
+        runtime = service.bees[bee]
+        delay = max(0.0, service.due_at(runtime) - time.monotonic())
+        self.scheduler.add_job(
+            self.items.put, "date", run_date=datetime.now(UTC) + timedelta(seconds=delay),
+            args=[("process", service.hive, bee)], id=f"process:{service.hive}:{bee}",
+            # The job only posts to the queue; a second copy must never be skipped, or
+            # a write could be left waiting for the next sweep.
+            replace_existing=True, misfire_grace_time=None, coalesce=True, max_instances=16,
+        )
+
+    def _request_reload(self) -> None:
+        self.scheduler.add_job(
+            self.items.put, "date",
+            run_date=datetime.now(UTC) + timedelta(seconds=RELOAD_SETTLE_S),
+            args=[("reload",)], id="reload", replace_existing=True, misfire_grace_time=None,
+            max_instances=4,
+        )
+
+    def _on_event(self, path: Path) -> None:
+        if self.config_path is not None and path.name == self.config_path.name and (
+                path.parent == self.config_path.parent):
+            self._request_reload()
+            return
+        for hive, service in self.services.items():
+            if path.parent == hive:
+                if path.name == "horizon.toml":
+                    self._request_reload()
+                elif path.name in ("window", "bees", "phares") and self.watcher is not None:
+                    self._watch_hive(service)
+                return
+            if path.parent == service.window:
+                if path.name == "archive":
+                    self._watch_hive(service)
+                elif match := _JOURNAL.match(path.name):
+                    self._written(service, match["bee"])
+                return
+            if path.parent == service.window / "archive":
+                if match := _ARCHIVED.match(path.name):
+                    bee = match["bee"]
+                    if bee in service.bees:
+                        service.bees[bee].late_check.add(path.name)
+                        self._written(service, bee)
+                return
+            if path.parent == hive / "bees" and path.suffix == ".toml":
+                self._request_reload()
+                return
+            if path.parent == hive / "phares" and path.suffix == ".jsonl":
+                if path.stem in service.bees:
+                    self._written(service, path.stem)
+                return
+
+    def _poll(self) -> None:
+        """The stat fallback: what events missed, new bees, settings edits, a lost horizon/."""
+        reload_needed = self.config_path is not None and self._config_changed()
+        for service in self.services.values():
+            if service.window_changed():
+                for bee in service.refresh_bees():
+                    self._written(service, bee)
+            for bee in service.changed_bees():
+                if not service.bees[bee].dirty:
+                    self._written(service, bee)
+            now = time.monotonic()
+            for bee, runtime in service.bees.items():
+                # A pass overdue by a whole poll: its job was lost; post it directly.
+                if runtime.dirty and now > service.due_at(runtime) + self.config.poll_s:
+                    self.items.put(("process", service.hive, bee))
+            if service.settings_changed():
+                reload_needed = True
+        if reload_needed:
+            self._request_reload()
+
+    def _config_changed(self) -> bool:
+        assert self.config_path is not None
+        signature = file_signature(self.config_path)
+        changed = signature != self.config_seen
+        self.config_seen = signature
+        return changed
+
+    def _beat(self) -> None:
+        for service in self.services.values():
+            if service.derived_missing():
+                with service.bind():
+                    log.warning("derived.recreated")
+                service.forget_states()
+                for bee in list(service.bees):
+                    service.process(bee)
+            service.heartbeat()
+        lag = max((time.monotonic() - r.first_dirty for s in self.services.values()
+                   for r in s.bees.values() if r.dirty and r.first_dirty), default=0.0)
+        bees = sum(len(service.bees) for service in self.services.values())
+        notify.notify(f"STATUS=serving {len(self.services)} hives, {bees} bees, "
+                      f"max lag {lag:.1f} s")
+
+    # -- settings ------------------------------------------------------------------------
+
+    def _reload(self) -> None:
+        notify.reloading()
+        try:
+            config = load_global(self.config_path)
+        except SettingsError as error:
+            log.error("config.rejected", file=error.source, key=error.key, reason=error.reason)
+            notify.notify("READY=1")
+            return
+        previous = self.config
+        self.config = config
+        if self.models is not None and config.providers != previous.providers:
+            self.models.reconfigure(config)
+        if config.log != previous.log:
+            self._configure_logs()
+        wanted = {Path(hive) for hive in config.hives}
+        for hive in [h for h in self.services if h not in wanted]:
+            service = self.services.pop(hive)
+            if self.watcher is not None:
+                self.watcher.unwatch_under(hive)
+            service.close()
+            log.info("hive.stopped", hive=str(hive))
+        for hive in [h for h in wanted if h not in self.services]:
+            try:
+                self._start_hive(hive)
+            except HiveLocked as error:
+                log.error("daemon.locked", hive=str(hive), holder=error.pid)
+                continue
+            started = self.services.get(hive)
+            if started is not None:
+                for bee in list(started.bees):
+                    started.process(bee)
+        changed = 0
+        for service in self.services.values():
+            service.config = config
+            service.refresh_bees()
+            for runtime in service.bees.values():
+                before = runtime.effective
+                if service.load_settings(runtime) and runtime.effective != before:
+                    changed += 1
+                    service.process(runtime.name)
+        if (config.poll_s, config.sweep_s) != (previous.poll_s, previous.sweep_s):
+            self._schedule_periodic()
+        log.info("config.reloaded", bees_recomputed=changed)
+        notify.notify("READY=1")
+
+
+def run(config_path: Path | None, log_stdout: bool) -> int:
+    return Daemon(config_path, log_stdout).run()
