@@ -31,7 +31,8 @@ import msgspec
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.core.zones import Zones, apply
 from horizon.engine.bee_pass import commit, context, run_pass
-from horizon.hive.journal import Checkpoint, archive_name
+from horizon.hive.journal import Checkpoint
+from horizon.hive.layout import archive_name
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader
 from horizon.hive.store import load_state

@@ -14,7 +14,7 @@ from horizon.core.entries import Entry, decode_line
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_pass import commit, run_pass
-from horizon.hive.journal import archive_name, live_name
+from horizon.hive.layout import archive_name, live_name
 from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Clamp, append_records, read_manifest
 from horizon.hive.rotation import rotate, seal

@@ -21,8 +21,9 @@ from horizon.core.settings import Effective, GlobalConfig, SettingsError
 from horizon.core.zones import sweep
 from horizon.engine.bee_pass import commit, context, run_pass, settings_key
 from horizon.hive.discovery import HiveError, discover, require_bee, require_hive
+from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
-from horizon.hive.journal import Checkpoint, JournalError, line_hash
+from horizon.hive.journal import Checkpoint, line_hash
 from horizon.hive.lock import HiveLock, HiveLocked, holder
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader
@@ -30,12 +31,13 @@ from horizon.hive.rotation import finish_rotations
 from horizon.hive.settings_files import (
     bee_file,
     config_path,
+    config_source,
     effective_settings,
     hive_file,
     load_global,
     load_hive_layer,
 )
-from horizon.hive.store import StateTooNew, StoreError, load_state
+from horizon.hive.store import StateTooNew, load_state
 from horizon.summarize.cache import hive_cache
 from horizon.summarize.cascade import level_names
 
@@ -58,7 +60,7 @@ def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
     with reported():
         if path is not None and not path.exists():
             raise UserError(f"{path}: config file not found")
-        return load_global(path), str(path) if path else "défaut intégré"
+        return load_global(path), config_source(path)
 
 
 def bee_settings(config: GlobalConfig, source: str, hive: Path, bee: str) -> Effective:
@@ -226,7 +228,7 @@ def check(args: argparse.Namespace) -> int:
             try:
                 # The whole cascade, as the daemon will merge it: keys that only fail
                 # together (the cap, max_wait_s) are checked too.
-                effective_settings(global_config, str(path or "défaut intégré"), hive, bee)
+                effective_settings(global_config, config_source(path), hive, bee)
                 if bee_file(hive, bee).exists():
                     files.append(bee_file(hive, bee))
             except SettingsError as error:

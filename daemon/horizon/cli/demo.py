@@ -19,7 +19,14 @@ from rich.text import Text
 
 from horizon.core.blocks import net_overhead
 from horizon.core.recit import render_recit
-from horizon.core.settings import GlobalConfig
+from horizon.core.settings import BUILTIN, GlobalConfig
+from horizon.hive.layout import (
+    bee_settings_path,
+    bees_dir,
+    handoff_path,
+    live_path,
+    window_dir,
+)
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import load_state
 
@@ -45,15 +52,15 @@ _ASKS = [
 
 def make_hive(root: Path) -> Path:
     """The demo hive: one bee with the horizon on and small budgets, one in handoff mode."""
-    (root / "window").mkdir(parents=True, exist_ok=True)
-    (root / "bees").mkdir(exist_ok=True)
-    (root / "bees" / f"{HORIZON_BEE}.toml").write_text(
+    window_dir(root).mkdir(parents=True, exist_ok=True)
+    bees_dir(root).mkdir(exist_ok=True)
+    bee_settings_path(root, HORIZON_BEE).write_text(
         'mission = "Composer la boutique en ligne de la fromagerie"\n'
         "[horizon]\nactif = true\nbudget_net = 1600\nbudget_condense = 1200\n"
         "budget_recit = 1400\nage_net_heures = 24\ndebounce_s = 0.2\nmax_wait_s = 1\n",
         encoding="utf-8",
     )
-    (root / "bees" / f"{CLASSIC_BEE}.toml").write_text(
+    bee_settings_path(root, CLASSIC_BEE).write_text(
         'mission = "Tenir la comptabilité du rucher"\n[horizon]\nactif = false\n'
         "handoff_max = 1500\nligne_max = 120\ndebounce_s = 0.2\nmax_wait_s = 1\n",
         encoding="utf-8",
@@ -133,7 +140,7 @@ def exchange(rng: random.Random, when: float) -> bytes:
 
 def append_line(window: Path, bee: str, line: bytes) -> None:
     """The writer contract: one write() on an O_APPEND descriptor."""
-    fd = os.open(window / f"{bee}-messages.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+    fd = os.open(live_path(window, bee), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
     try:
         os.write(fd, line)
     finally:
@@ -155,10 +162,10 @@ def zones_table(hive: Path, config: GlobalConfig) -> Table:
         if state is None:
             table.add_row(bee, "-", "0", "0", "", "", "", "")
             continue
-        effective = effective_settings(config, "défaut intégré", hive, bee)
+        effective = effective_settings(config, BUILTIN, hive, bee)
         settings = effective.horizon
         zones = state.zones
-        handoff = hive / "horizon" / bee / "handoff.md"
+        handoff = handoff_path(hive, bee)
         size = len(handoff.read_text(encoding="utf-8")) if handoff.exists() else 0
         if settings.actif:
             recit = len(render_recit(zones.recit, effective.mission or zones.first_lighthouse))
@@ -182,7 +189,7 @@ def simulate(hive: Path, config: GlobalConfig, seconds: float | None,
              daemon: subprocess.Popen[bytes], interval: float = 0.25, seed: int = 7) -> int:
     """Append exchanges to both bees and redraw the zones until time is up or Ctrl-C."""
     rng = random.Random(seed)
-    window = hive / "window"
+    window = window_dir(hive)
     deadline = None if seconds is None else time.monotonic() + seconds
     written = 0
     try:

@@ -12,6 +12,7 @@ from horizon import __version__
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.entries import parse_ts
 
+
 def instant(text: str) -> float:
     """`--now`: RFC 3339 with offset, or epoch seconds."""
     value: str | float = text

@@ -19,12 +19,13 @@ from horizon.core.blocks import net_overhead
 from horizon.core.recit import render_recit
 from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.hive.discovery import discover
+from horizon.hive.durable import StoreError
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
+from horizon.hive.layout import window_dir
 from horizon.hive.lock import holder
-from horizon.hive.settings_files import config_path, effective_settings
-from horizon.hive.store import BeeState, StateTooNew, StoreError, load_state
-
+from horizon.hive.settings_files import config_path, config_source, effective_settings
+from horizon.hive.store import BeeState, StateTooNew, load_state
 
 STALE_BEATS = 3
 
@@ -33,7 +34,7 @@ def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
     """Journal bytes written after the checkpoint: the lag, without reading them."""
     total = 0
     reached = state is None or not state.checkpoint.segment
-    for path in segment_paths(hive / "window", bee):
+    for path in segment_paths(window_dir(hive), bee):
         try:
             size = os.stat(path, follow_symlinks=False).st_size
         except OSError:
@@ -48,7 +49,7 @@ def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
 
 def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
                beat: Heartbeat | None) -> dict[str, Any]:
-    report: dict[str, Any] = {"bee": bee, "segments": len(segment_paths(hive / "window", bee))}
+    report: dict[str, Any] = {"bee": bee, "segments": len(segment_paths(window_dir(hive), bee))}
     try:
         state = load_state(hive, bee)
     except (StateTooNew, StoreError) as error:
@@ -117,7 +118,7 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float) -> di
 
 def run(args: argparse.Namespace, config: GlobalConfig) -> int:
     path = config_path(args.config)
-    source = str(path) if path else "défaut intégré"
+    source = config_source(path)
     hives = [args.hive] if args.hive else list(config.hives)
     if args.hive and not Path(args.hive).is_dir():
         raise UserError(f"hive not found: {args.hive} is not a folder")

@@ -19,8 +19,9 @@ from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import Summarizer
 from horizon.core.truncation import Truncation
 from horizon.core.zones import Changes, Context, Zones, step, sweep
+from horizon.hive.durable import JournalError
 from horizon.hive.flags import read_flags
-from horizon.hive.journal import JournalError
+from horizon.hive.layout import window_dir
 from horizon.hive.manifest import Manifest, append_records, read_manifest
 from horizon.hive.reader import JournalReader, Notes
 from horizon.hive.store import BeeState, save
@@ -76,7 +77,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
     The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
     """
-    window = hive / "window"
+    window = window_dir(hive)
     flags = read_flags(hive, bee)
     levels = level_names(config, effective)
     key = settings_key(effective, flags, levels)
@@ -184,5 +185,5 @@ def _keep_segments_in_use(state: BeeState) -> None:
 
 def commit(hive: Path, bee: str, outcome: Pass) -> None:
     """Durable in order: manifest records, then handoff.md, then the state and checkpoint."""
-    append_records(hive / "window", bee, outcome.notes.records)
+    append_records(window_dir(hive), bee, outcome.notes.records)
     save(hive, bee, outcome.state, outcome.view.text)

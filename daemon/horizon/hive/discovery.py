@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
-BEE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")
-_LIVE = re.compile(r"^(?P<bee>.+)-messages\.jsonl$")
-_ARCHIVED = re.compile(r"^(?P<bee>.+)-messages\.\d{6}\.jsonl$")
+from horizon.hive.layout import (
+    BEE_NAME,
+    archive_dir,
+    bees_dir,
+    is_bee_name,
+    live_path,
+    parse_journal_name,
+    window_dir,
+)
 
 
 class HiveError(Exception):
     """A hive or bee the commands cannot serve, with a message for the operator."""
 
 
-def _names(folder: Path, pattern: re.Pattern[str]) -> set[str]:
+def _journal_bees(folder: Path, archived: bool) -> set[str]:
     try:
         entries = os.listdir(folder)
     except (FileNotFoundError, NotADirectoryError):
         return set()
-    return {match["bee"] for name in entries if (match := pattern.match(name))}
+    return {parsed.bee for name in entries if (parsed := parse_journal_name(name)) is not None
+            and (parsed.number is not None) == archived}
 
 
 def _inside(hive: Path, path: Path) -> bool:
@@ -33,30 +39,31 @@ def _inside(hive: Path, path: Path) -> bool:
 def discover(hive: Path) -> tuple[list[str], list[str]]:
     """(bees served, problems): a bee exists by its journal, an archive or its settings file."""
     problems: list[str] = []
-    window = hive / "window"
-    for folder in (window, window / "archive", hive / "bees"):
+    window = window_dir(hive)
+    archive = archive_dir(window)
+    for folder in (window, archive, bees_dir(hive)):
         if folder.exists() and not _inside(hive, folder):
             problems.append(f"{folder}: leads out of the hive; ignored")
     candidates = set()
     if _inside(hive, window):
-        candidates |= _names(window, _LIVE)
-        if _inside(hive, window / "archive"):
-            candidates |= _names(window / "archive", _ARCHIVED)
-    if _inside(hive, hive / "bees"):
-        candidates |= {name[:-5] for name in _names_toml(hive / "bees")}
+        candidates |= _journal_bees(window, archived=False)
+        if _inside(hive, archive):
+            candidates |= _journal_bees(archive, archived=True)
+    if _inside(hive, bees_dir(hive)):
+        candidates |= {name[:-5] for name in _names_toml(bees_dir(hive))}
     by_fold: dict[str, list[str]] = {}
     for name in candidates:
         by_fold.setdefault(name.casefold(), []).append(name)
     bees = []
     for name in sorted(candidates):
-        if not BEE_NAME.match(name):
-            problems.append(f"bee {name!r}: the name must match {BEE_NAME.pattern}; ignored")
+        if not is_bee_name(name):
+            problems.append(f"bee {name!r}: the name must match ^{BEE_NAME.pattern}$; ignored")
         elif len(by_fold[name.casefold()]) > 1:
             problems.append(
                 f"bee {name!r}: names differing only in case "
                 f"({', '.join(sorted(by_fold[name.casefold()]))}) are all refused"
             )
-        elif (window / f"{name}-messages.jsonl").is_symlink():
+        elif live_path(window, name).is_symlink():
             problems.append(f"bee {name!r}: its journal is a link; refused")
         else:
             bees.append(name)

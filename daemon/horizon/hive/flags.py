@@ -6,7 +6,8 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.hive.journal import append_durably, read_records
+from horizon.hive.durable import append_durably, read_records
+from horizon.hive.layout import flags_path
 
 
 class FlagRecord(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -20,10 +21,6 @@ class FlagRecord(msgspec.Struct, frozen=True, omit_defaults=True):
 
 _decoder = msgspec.json.Decoder(FlagRecord)
 _encoder = msgspec.json.Encoder()
-
-
-def flags_path(hive: Path, bee: str) -> Path:
-    return hive / "phares" / f"{bee}.jsonl"
 
 
 def read_flags(hive: Path, bee: str) -> dict[int, str]:

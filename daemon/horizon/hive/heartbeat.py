@@ -6,7 +6,8 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.hive.store import write_atomic
+from horizon.hive.durable import write_atomic
+from horizon.hive.layout import heartbeat_path
 
 BEAT_S = 10.0
 HEARTBEAT_FORMAT = 1
@@ -28,10 +29,6 @@ class Heartbeat(msgspec.Struct, kw_only=True):
     beat_epoch: float
     watch: str
     bees: dict[str, BeeHealth] = msgspec.field(default_factory=dict)
-
-
-def heartbeat_path(hive: Path) -> Path:
-    return hive / "horizon" / "daemon.json"
 
 
 def read_heartbeat(hive: Path) -> Heartbeat | None:

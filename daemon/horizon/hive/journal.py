@@ -8,16 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
+from horizon.hive.durable import open_regular
+from horizon.hive.layout import (
+    archive_dir,
+    archive_name,
+    live_path,
+    parse_journal_name,
+)
+
 CHUNK = 1 << 20
 TAIL_BYTES = 64
-_ARCHIVE = re.compile(r"^(?P<bee>.+)-messages\.(?P<number>\d{6})\.jsonl$")
 
 
 class Checkpoint(msgspec.Struct, frozen=True):
@@ -36,80 +41,27 @@ class Checkpoint(msgspec.Struct, frozen=True):
     lines: int = 0  # lines read in this segment: what rotation counts
 
 
-class JournalError(Exception):
-    """A journal file that cannot be read safely (not regular, a link, unreadable)."""
-
-
-def live_name(bee: str) -> str:
-    return f"{bee}-messages.jsonl"
-
-
-def archive_name(bee: str, number: int) -> str:
-    return f"{bee}-messages.{number:06d}.jsonl"
-
-
 def archive_numbers(window: Path, bee: str) -> list[int]:
-    archive = window / "archive"
     try:
-        names = os.listdir(archive)
+        names = os.listdir(archive_dir(window))
     except FileNotFoundError:
         return []
     numbers = []
     for name in names:
-        match = _ARCHIVE.match(name)
-        if match and match["bee"] == bee:
-            numbers.append(int(match["number"]))
+        parsed = parse_journal_name(name)
+        if parsed is not None and parsed.bee == bee and parsed.number is not None:
+            numbers.append(parsed.number)
     return sorted(numbers)
 
 
 def segment_paths(window: Path, bee: str) -> list[Path]:
     """Archives in order, then the live file (when present)."""
-    paths = [window / "archive" / archive_name(bee, n) for n in archive_numbers(window, bee)]
-    live = window / live_name(bee)
+    archive = archive_dir(window)
+    paths = [archive / archive_name(bee, n) for n in archive_numbers(window, bee)]
+    live = live_path(window, bee)
     if live.exists() or live.is_symlink():
         paths.append(live)
     return paths
-
-
-def open_regular(path: Path) -> int:
-    """A read descriptor on `path`, refusing links and anything but a regular file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as error:
-        raise JournalError(f"{path}: {error.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise JournalError(f"{path}: not a regular file")
-    return fd
-
-
-def read_records(path: Path) -> list[bytes]:
-    """The non-blank lines of a small append-only file (flags, manifest); [] when absent."""
-    if not path.exists():
-        return []
-    fd = open_regular(path)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read()
-    finally:
-        os.close(fd)
-    return [line for line in data.split(b"\n") if line.strip()]
-
-
-def append_durably(path: Path, payload: bytes) -> None:
-    """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
-    append) is closed first so the new records start on a line of their own."""
-    path.parent.mkdir(mode=0o750, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o640)
-    try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            payload = b"\n" + payload
-        os.write(fd, payload)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None

@@ -7,11 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from horizon.hive.journal import is_blank, read_lines
+from horizon.hive.layout import segment_path
 from horizon.hive.manifest import Manifest
-
-
-def _path(window: Path, name: str) -> Path:
-    return window / name if name.endswith("-messages.jsonl") else window / "archive" / name
 
 
 def locate_line(window: Path, seq: int, segments: dict[str, list[int]], manifest: Manifest,
@@ -19,7 +16,7 @@ def locate_line(window: Path, seq: int, segments: dict[str, list[int]], manifest
     """The raw line that was given `seq`, or None when it cannot be found (or is too long)."""
     for late in manifest.late:
         if late.first_seq <= seq <= late.last_seq:
-            return _scan(_path(window, late.segment), late.start, late.end, late.first_seq,
+            return _scan(segment_path(window, late.segment), late.start, late.end, late.first_seq,
                          seq, [], max_line_bytes)
     for name, (first, last) in segments.items():
         if first <= seq <= last:
@@ -27,7 +24,7 @@ def locate_line(window: Path, seq: int, segments: dict[str, list[int]], manifest
             reserved = sorted((late for late in manifest.late if late.first_seq > first),
                               key=lambda late: late.first_seq)
             skips = [(late.first_seq, late.last_seq) for late in reserved]
-            return _scan(_path(window, name), 0, rotated.offset if rotated else None, first,
+            return _scan(segment_path(window, name), 0, rotated.offset if rotated else None, first,
                          seq, skips, max_line_bytes)
     return None
 

@@ -8,13 +8,13 @@ import os
 import time
 from pathlib import Path
 
-LOCK_NAME = ".horizon.lock"
+from horizon.hive.layout import lock_path
 
 
 class HiveLocked(Exception):
     def __init__(self, hive: Path, pid: int | None) -> None:
         holder = f"pid {pid}" if pid else "another process"
-        super().__init__(f"{hive} is locked by {holder} ({hive / LOCK_NAME})")
+        super().__init__(f"{hive} is locked by {holder} ({lock_path(hive)})")
         self.pid = pid
 
 
@@ -28,7 +28,7 @@ class HiveLock:
     """Held for as long as the object lives; `release` or process exit lets it go."""
 
     def __init__(self, hive: Path, wait_s: float = 1.0) -> None:
-        path = hive / LOCK_NAME
+        path = lock_path(hive)
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640)
         # A status probe holds a shared lock for an instant: retry briefly before giving up.
         deadline = time.monotonic() + wait_s
@@ -53,7 +53,7 @@ class HiveLock:
 
 def holder(hive: Path) -> int | None:
     """The pid holding the hive's lock, or None when nobody does."""
-    path = hive / LOCK_NAME
+    path = lock_path(hive)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:

@@ -19,7 +19,8 @@ from typing import Annotated
 import msgspec
 
 from horizon.core.entries import LATEST
-from horizon.hive.journal import append_durably, read_records
+from horizon.hive.durable import append_durably, read_records
+from horizon.hive.layout import manifest_path
 
 
 class Rotated(msgspec.Struct, tag="rotated", tag_field="kind", frozen=True):
@@ -85,10 +86,6 @@ class Manifest(msgspec.Struct):
         ends = [late.end for late in self.late if late.segment == segment]
         rotated = self.rotated.get(segment)
         return max([rotated.offset if rotated else 0, *ends])
-
-
-def manifest_path(window: Path, bee: str) -> Path:
-    return window / "archive" / f"{bee}-segments.jsonl"
 
 
 def read_manifest(window: Path, bee: str) -> Manifest:

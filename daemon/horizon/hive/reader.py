@@ -17,16 +17,16 @@ from pathlib import Path
 import msgspec
 
 from horizon.core.entries import Entry, Rejection, decode_line, too_long
+from horizon.hive.durable import JournalError
 from horizon.hive.journal import (
     Checkpoint,
-    JournalError,
     is_blank,
     line_hash,
-    live_name,
     read_lines,
     segment_paths,
     tail_hash,
 )
+from horizon.hive.layout import archive_dir, live_name, live_path
 from horizon.hive.manifest import Clamp, Jump, Late, Manifest, Record
 
 CLOCK_SKEW_S = 300.0
@@ -77,7 +77,7 @@ class JournalReader:
     def _start(self) -> list[tuple[Path, int, int]]:
         """(path, start offset, lines already read there) of each main-flow segment."""
         checkpoint = self.checkpoint
-        live = self.window / live_name(self.bee)
+        live = live_path(self.window, self.bee)
         if checkpoint.segment == live.name:
             # The usual case: still in the live file. No archive listing, so a pass costs
             # the same with 400 segments behind it as with none.
@@ -192,7 +192,7 @@ class JournalReader:
                 upto is not None and self._reserved[0].first_seq <= upto)):
             late = self._reserved.pop(0)
             self._seq = late.first_seq - 1
-            path = self.window / "archive" / late.segment
+            path = archive_dir(self.window) / late.segment
             self.current_segment = late.segment
             self.main_flow = False
             for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end):
@@ -209,7 +209,7 @@ class JournalReader:
         for name in sorted(names):
             if name not in self.manifest.rotated:
                 continue
-            path = self.window / "archive" / name
+            path = archive_dir(self.window) / name
             start = self.manifest.late_end(name)
             try:
                 if os.stat(path, follow_symlinks=False).st_size <= start:

@@ -12,9 +12,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from horizon.hive.journal import Checkpoint, archive_name, archive_numbers, live_name, tail_hash
+from horizon.hive.durable import fsync_dir
+from horizon.hive.journal import Checkpoint, archive_numbers, tail_hash
+from horizon.hive.layout import archive_dir, archive_name, live_path
 from horizon.hive.manifest import Manifest, Rotated, Sealed, append_records
-from horizon.hive.store import fsync_dir
 
 
 def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
@@ -23,7 +24,7 @@ def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
         with contextlib.suppress(ValueError):
             known.append(int(name.rsplit(".", 2)[-2]))
     number = max(known, default=0) + 1
-    while (window / "archive" / archive_name(bee, number)).exists():
+    while (archive_dir(window) / archive_name(bee, number)).exists():
         number += 1
     return number
 
@@ -34,14 +35,14 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
 
     None when the live file is not the one the checkpoint has read (nothing is moved).
     """
-    live = window / live_name(bee)
+    live = live_path(window, bee)
     try:
         info = os.stat(live, follow_symlinks=False)
     except FileNotFoundError:
         return None
     if checkpoint.segment != live.name or info.st_ino != checkpoint.ino:
         return None
-    archive = window / "archive"
+    archive = archive_dir(window)
     archive.mkdir(mode=0o750, exist_ok=True)
     # A rotation that failed before its link keeps its number: the new record for the
     # same segment (with today's offset) replaces the old one on replay.
@@ -61,10 +62,10 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
 
 def finish_rotations(window: Path, bee: str, manifest: Manifest) -> list[str]:
     """Complete rotations a crash interrupted; the segments it finished."""
-    live = window / live_name(bee)
+    live = live_path(window, bee)
     finished = []
     for record in manifest.rotated.values():
-        target = window / "archive" / record.segment
+        target = archive_dir(window) / record.segment
         try:
             live_ino = os.stat(live, follow_symlinks=False).st_ino
         except FileNotFoundError:

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from horizon.core.settings import (
+    BUILTIN,
     HORIZON_KEYS,
     Effective,
     GlobalConfig,
@@ -21,6 +22,7 @@ from horizon.core.settings import (
     validate_layer,
     validate_model,
 )
+from horizon.hive.layout import bee_settings_path, hive_settings_path
 
 MAX_SETTINGS_BYTES = 1 << 20
 SYSTEM_CONFIG = Path("/etc/horizon/config.json")
@@ -36,6 +38,11 @@ def config_path(explicit: str | None) -> Path | None:
     if SYSTEM_CONFIG.is_file():
         return SYSTEM_CONFIG
     return None
+
+
+def config_source(path: Path | None) -> str:
+    """How settings name the global layer: its file, or the built-in defaults."""
+    return str(path) if path is not None else BUILTIN
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -84,11 +91,11 @@ def load_global(path: Path | None) -> GlobalConfig:
 
 
 def hive_file(hive: Path) -> Path:
-    return hive / "horizon.toml"
+    return hive_settings_path(hive)
 
 
 def bee_file(hive: Path, bee: str) -> Path:
-    return hive / "bees" / f"{bee}.toml"
+    return bee_settings_path(hive, bee)
 
 
 def load_hive_layer(hive: Path) -> Layer | None:

@@ -1,24 +1,18 @@
-"""Derived files: atomic writes, state.json (zones + checkpoint), handoff.md."""
+"""A bee's derived files: state.json (zones + checkpoint) and handoff.md."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from pathlib import Path
 
 import msgspec
 
 from horizon.core.zones import Zones
+from horizon.hive.durable import StoreError, ensure_dir, write_atomic
 from horizon.hive.journal import Checkpoint
+from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
 
 STATE_FORMAT = 1
-FILE_MODE = 0o640
-DIR_MODE = 0o750
-
-
-class StoreError(Exception):
-    """A derived file could not be written; the previous version is still in place."""
 
 
 class StateTooNew(Exception):
@@ -46,72 +40,14 @@ class _Format(msgspec.Struct):
     format: int = 0
 
 
-def derived_dir(hive: Path, bee: str) -> Path:
-    return hive / "horizon" / bee
-
-
-def ensure_dir(path: Path) -> None:
-    """`path` and its parents up to the hive, each 0750 (mkdir's parents ignore `mode`)."""
-    if not path.parent.is_dir():
-        ensure_dir(path.parent)
-    path.mkdir(mode=DIR_MODE, exist_ok=True)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool = True
-                 ) -> None:
-    """Temp file in the same folder, fsync, rename over `path`, fsync the folder.
-
-    On failure the temp file is removed, `path` keeps its previous content, and
-    StoreError says why.
-    """
-    temp = None
-    try:
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-        temp = None
-        if sync_dir:
-            fsync_dir(path.parent)
-    except OSError as error:
-        raise StoreError(f"{path}: {error.strerror or error}") from None
-    finally:
-        if temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-
-
 def remove_stale_temps(hive: Path) -> int:
     """Temp files a crash left behind in the derived folders; how many were removed."""
     removed = 0
-    for temp in (hive / "horizon").glob("**/.*.tmp"):
+    for temp in derived_root(hive).glob("**/.*.tmp"):
         with contextlib.suppress(OSError):
             temp.unlink()
             removed += 1
     return removed
-
-
-def state_path(hive: Path, bee: str) -> Path:
-    return derived_dir(hive, bee) / "state.json"
-
-
-def handoff_path(hive: Path, bee: str) -> Path:
-    return derived_dir(hive, bee) / "handoff.md"
 
 
 def read_handoff(hive: Path, bee: str) -> str | None:

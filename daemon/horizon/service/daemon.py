@@ -6,7 +6,6 @@ and stops between two items, so a hung loop stops reporting healthy.
 from __future__ import annotations
 
 import queue
-import re
 import signal
 import sys
 import time
@@ -17,19 +16,29 @@ from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from horizon.service import logs, notify
 from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.hive.discovery import file_signature
 from horizon.hive.heartbeat import BEAT_S
+from horizon.hive.layout import (
+    ARCHIVE,
+    BEES,
+    HIVE_SETTINGS,
+    PHARES,
+    WINDOW,
+    archive_dir,
+    bees_dir,
+    is_bee_name,
+    parse_journal_name,
+    phares_dir,
+)
 from horizon.hive.lock import HiveLocked
-from horizon.hive.settings_files import load_global
+from horizon.hive.settings_files import config_source, load_global
+from horizon.service import logs, notify
 from horizon.service.hive_service import HiveService
 from horizon.service.modelwork import ModelWork
 from horizon.service.watch import Watcher, WatchLimit
 
 log = logs.get_logger()
-_JOURNAL = re.compile(r"^(?P<bee>[A-Za-z0-9_][A-Za-z0-9_-]{0,63})-messages\.jsonl$")
-_ARCHIVED = re.compile(r"^(?P<bee>[A-Za-z0-9_][A-Za-z0-9_-]{0,63})-messages\.\d{6}\.jsonl$")
 RELOAD_SETTLE_S = 0.2
 LOOP_TICK_S = 0.25
 
@@ -39,7 +48,7 @@ Item = tuple[Any, ...]
 class Daemon:
     def __init__(self, config_path: Path | None, log_stdout: bool = False) -> None:
         self.config_path = config_path
-        self.config_source = str(config_path) if config_path else "défaut intégré"
+        self.config_source = config_source(config_path)
         self.log_stdout = log_stdout
         self.config = GlobalConfig()
         self.services: dict[Path, HiveService] = {}
@@ -102,8 +111,8 @@ class Daemon:
             return
         if self.watcher is None:
             self.watcher = Watcher(lambda path: self.items.put(("event", path)))
-        folders = [service.hive, service.window, service.window / "archive",
-                   service.hive / "bees", service.hive / "phares"]
+        folders = [service.hive, service.window, archive_dir(service.window),
+                   bees_dir(service.hive), phares_dir(service.hive)]
         if self.config_path is not None:
             folders.append(self.config_path.parent)
         try:
@@ -249,28 +258,29 @@ class Daemon:
             return
         for hive, service in self.services.items():
             if path.parent == hive:
-                if path.name == "horizon.toml":
+                if path.name == HIVE_SETTINGS:
                     self._request_reload()
-                elif path.name in ("window", "bees", "phares") and self.watcher is not None:
+                elif path.name in (WINDOW, BEES, PHARES) and self.watcher is not None:
                     self._watch_hive(service)
                 return
+            journal = parse_journal_name(path.name)
             if path.parent == service.window:
-                if path.name == "archive":
+                if path.name == ARCHIVE:
                     self._watch_hive(service)
-                elif match := _JOURNAL.match(path.name):
-                    self._written(service, match["bee"])
+                elif journal is not None and journal.number is None and is_bee_name(journal.bee):
+                    self._written(service, journal.bee)
                 return
-            if path.parent == service.window / "archive":
-                if match := _ARCHIVED.match(path.name):
-                    bee = match["bee"]
-                    if bee in service.bees:
-                        service.bees[bee].late_check.add(path.name)
-                        self._written(service, bee)
+            if path.parent == archive_dir(service.window):
+                if journal is not None and journal.number is not None:
+                    runtime = service.bees.get(journal.bee)
+                    if runtime is not None:
+                        runtime.late_check.add(path.name)
+                        self._written(service, journal.bee)
                 return
-            if path.parent == hive / "bees" and path.suffix == ".toml":
+            if path.parent == bees_dir(hive) and path.suffix == ".toml":
                 self._request_reload()
                 return
-            if path.parent == hive / "phares" and path.suffix == ".jsonl":
+            if path.parent == phares_dir(hive) and path.suffix == ".jsonl":
                 if path.stem in service.bees:
                     self._written(service, path.stem)
                 return

@@ -24,15 +24,15 @@ from horizon.core.upgrades import take_condensed, take_folded
 from horizon.core.zones import has_aged
 from horizon.engine.bee_pass import Pass, commit, context, run_pass
 from horizon.hive.discovery import discover, file_signature
+from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
-from horizon.hive.journal import JournalError, live_name
+from horizon.hive.layout import derived_root, live_name, live_path, window_dir
 from horizon.hive.lock import HiveLock
 from horizon.hive.manifest import Manifest, read_manifest
 from horizon.hive.rotation import finish_rotations, rotate
 from horizon.hive.settings_files import bee_file, effective_settings, hive_file
 from horizon.hive.store import (
     StateTooNew,
-    StoreError,
     load_state,
     read_handoff,
     remove_stale_temps,
@@ -82,7 +82,7 @@ class HiveService(StatFallback):
                  models: ModelWork | None = None) -> None:
         self.hive = hive
         self.models = models
-        self.window = hive / "window"
+        self.window = window_dir(hive)
         self.config = config
         self.config_source = config_source
         self.lock = HiveLock(hive)
@@ -111,7 +111,7 @@ class HiveService(StatFallback):
         self.problems = problems
         new = [bee for bee in bees if bee not in self.bees]
         for bee in new:
-            self.bees[bee] = BeeRuntime(bee, live_path=str(self.window / live_name(bee)))
+            self.bees[bee] = BeeRuntime(bee, live_path=str(live_path(self.window, bee)))
             self.load_settings(self.bees[bee])
         for gone in set(self.bees) - set(bees):
             del self.bees[gone]
@@ -361,7 +361,7 @@ class HiveService(StatFallback):
                 log.error("store.write_failed", file="daemon.json", reason=str(error))
 
     def derived_missing(self) -> bool:
-        return not (self.hive / "horizon").is_dir()
+        return not derived_root(self.hive).is_dir()
 
     def forget_states(self) -> None:
         for runtime in self.bees.values():

@@ -24,6 +24,7 @@ from horizon.core.entries import Entry, decode_line
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, Condensed, Fallback, Folded, ModelResult
 from horizon.core.zones import content_hash
+from horizon.hive.layout import window_dir
 from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Manifest
 from horizon.service.logs import get_logger
@@ -123,7 +124,7 @@ class ModelWork:
                          manifest: Manifest | None) -> str | None:
         if manifest is None:
             return None
-        raw = locate_line(hive / "window", item.seq, segments, manifest,
+        raw = locate_line(window_dir(hive), item.seq, segments, manifest,
                           self.config.max_line_bytes)
         if raw is None:
             return None

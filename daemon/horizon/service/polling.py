@@ -9,8 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
-from horizon.hive.flags import flags_path
-from horizon.hive.journal import live_name
+from horizon.hive.layout import (
+    archive_dir,
+    bees_dir,
+    flags_path,
+    hive_settings_path,
+    live_name,
+    phares_dir,
+)
 from horizon.hive.rotation import seal
 from horizon.service.logs import get_logger
 
@@ -70,7 +76,7 @@ class StatFallback:
         for name in manifest.rotated:
             if name in manifest.sealed:
                 continue
-            size = file_signature(self.window / "archive" / name)
+            size = file_signature(archive_dir(self.window) / name)
             if size is None:
                 continue
             seen = runtime.quiet_since.get(name)
@@ -95,7 +101,7 @@ class StatFallback:
         """Whether a settings or flags file changed since the last look. With inotify the
         folders' own signatures stand for their files (events cover in-place edits);
         polling alone looks at every file."""
-        files = [self.hive / "horizon.toml", self.hive / "bees", self.hive / "phares"]
+        files = [hive_settings_path(self.hive), bees_dir(self.hive), phares_dir(self.hive)]
         if self.watch_mode == "poll":
             files += self.settings_files() + [flags_path(self.hive, bee) for bee in self.bees]
         changed = False

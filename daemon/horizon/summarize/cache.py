@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-CACHE_NAME = "summaries.sqlite"
+from horizon.hive.layout import cache_path
 
 
 class SummaryCache:
@@ -70,4 +70,4 @@ class SummaryCache:
 
 
 def hive_cache(hive: Path, *, create: bool = True) -> SummaryCache:
-    return SummaryCache(hive / "horizon" / CACHE_NAME, create=create)
+    return SummaryCache(cache_path(hive), create=create)

@@ -1,0 +1,108 @@
+"""Durable files: atomic replacement, folder fsync, durable appends, and opening a file of a
+hive without following links or blocking on a FIFO."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+FILE_MODE = 0o640
+DIR_MODE = 0o750
+
+
+class StoreError(Exception):
+    """A derived file could not be written; the previous version is still in place."""
+
+
+class JournalError(Exception):
+    """A journal file that cannot be read safely (not regular, a link, unreadable)."""
+
+
+def ensure_dir(path: Path) -> None:
+    """`path` and its parents up to the hive, each 0750 (mkdir's parents ignore `mode`)."""
+    if not path.parent.is_dir():
+        ensure_dir(path.parent)
+    path.mkdir(mode=DIR_MODE, exist_ok=True)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool = True
+                 ) -> None:
+    """Temp file in the same folder, fsync, rename over `path`, fsync the folder.
+
+    On failure the temp file is removed, `path` keeps its previous content, and
+    StoreError says why.
+    """
+    temp = None
+    try:
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+        temp = None
+        if sync_dir:
+            fsync_dir(path.parent)
+    except OSError as error:
+        raise StoreError(f"{path}: {error.strerror or error}") from None
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def open_regular(path: Path) -> int:
+    """A read descriptor on `path`, refusing links and anything but a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as error:
+        raise JournalError(f"{path}: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise JournalError(f"{path}: not a regular file")
+    return fd
+
+
+def read_records(path: Path) -> list[bytes]:
+    """The non-blank lines of a small append-only file (flags, manifest); [] when absent."""
+    if not path.exists():
+        return []
+    fd = open_regular(path)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read()
+    finally:
+        os.close(fd)
+    return [line for line in data.split(b"\n") if line.strip()]
+
+
+def append_durably(path: Path, payload: bytes) -> None:
+    """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
+    append) is closed first so the new records start on a line of their own."""
+    path.parent.mkdir(mode=DIR_MODE, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 FILE_MODE)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload
+        os.write(fd, payload)
+        os.fsync(fd)
+    finally:
+        os.close(fd)

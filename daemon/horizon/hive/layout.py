@@ -1,0 +1,147 @@
+"""Every path and file name of a hive, and the one place journal file names are matched.
+
+A hive on disk (README, "A hive"):
+
+    <hive>/horizon.toml, bees/<bee>.toml, phares/<bee>.jsonl, .horizon.lock
+    <hive>/window/<bee>-messages.jsonl
+    <hive>/window/archive/<bee>-messages.<NNNNNN>.jsonl, <bee>-segments.jsonl
+    <hive>/horizon/daemon.json, <bee>/handoff.md, <bee>/state.json, summaries.sqlite
+
+Names read from a folder listing or a file are matched here, whole, before any path is
+built from them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+WINDOW = "window"
+ARCHIVE = "archive"
+DERIVED = "horizon"
+BEES = "bees"
+PHARES = "phares"
+HIVE_SETTINGS = "horizon.toml"
+LOCK = ".horizon.lock"
+HEARTBEAT = "daemon.json"
+STATE = "state.json"
+HANDOFF = "handoff.md"
+CACHE = "summaries.sqlite"
+
+BEE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
+_LIVE_SUFFIX = "-messages.jsonl"
+_JOURNAL = re.compile(r"(?P<bee>.+)-messages(?:\.(?P<number>\d{6}))?\.jsonl", re.DOTALL)
+
+
+def is_bee_name(name: str) -> bool:
+    """The whole name matches the bee-name rule (no trailing newline slips through)."""
+    return BEE_NAME.fullmatch(name) is not None
+
+
+@dataclass(frozen=True)
+class JournalName:
+    """A journal file name taken apart: the live one (`number` None) or an archive segment.
+
+    `bee` is whatever stands before `-messages`: callers check it with `is_bee_name`.
+    """
+
+    bee: str
+    number: int | None = None
+
+
+def parse_journal_name(name: str) -> JournalName | None:
+    match = _JOURNAL.fullmatch(name)
+    if match is None:
+        return None
+    number = match["number"]
+    return JournalName(match["bee"], int(number) if number is not None else None)
+
+
+def live_name(bee: str) -> str:
+    return f"{bee}{_LIVE_SUFFIX}"
+
+
+def archive_name(bee: str, number: int) -> str:
+    return f"{bee}-messages.{number:06d}.jsonl"
+
+
+def is_live_name(name: str) -> bool:
+    return name.endswith(_LIVE_SUFFIX)
+
+
+def manifest_name(bee: str) -> str:
+    return f"{bee}-segments.jsonl"
+
+
+# -- folders ------------------------------------------------------------------------------
+
+def window_dir(hive: Path) -> Path:
+    return hive / WINDOW
+
+
+def archive_dir(window: Path) -> Path:
+    return window / ARCHIVE
+
+
+def derived_root(hive: Path) -> Path:
+    return hive / DERIVED
+
+
+def derived_dir(hive: Path, bee: str) -> Path:
+    return derived_root(hive) / bee
+
+
+def bees_dir(hive: Path) -> Path:
+    return hive / BEES
+
+
+def phares_dir(hive: Path) -> Path:
+    return hive / PHARES
+
+
+# -- files --------------------------------------------------------------------------------
+
+def segment_path(window: Path, name: str) -> Path:
+    """A journal file by its name: the live one in `window/`, a segment in its archive."""
+    return window / name if is_live_name(name) else archive_dir(window) / name
+
+
+def live_path(window: Path, bee: str) -> Path:
+    return window / live_name(bee)
+
+
+def manifest_path(window: Path, bee: str) -> Path:
+    return archive_dir(window) / manifest_name(bee)
+
+
+def flags_path(hive: Path, bee: str) -> Path:
+    return phares_dir(hive) / f"{bee}.jsonl"
+
+
+def hive_settings_path(hive: Path) -> Path:
+    return hive / HIVE_SETTINGS
+
+
+def bee_settings_path(hive: Path, bee: str) -> Path:
+    return bees_dir(hive) / f"{bee}.toml"
+
+
+def lock_path(hive: Path) -> Path:
+    return hive / LOCK
+
+
+def heartbeat_path(hive: Path) -> Path:
+    return derived_root(hive) / HEARTBEAT
+
+
+def state_path(hive: Path, bee: str) -> Path:
+    return derived_dir(hive, bee) / STATE
+
+
+def handoff_path(hive: Path, bee: str) -> Path:
+    return derived_dir(hive, bee) / HANDOFF
+
+
+def cache_path(hive: Path) -> Path:
+    return derived_root(hive) / CACHE
