@@ -30,7 +30,8 @@ import msgspec
 
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.core.zones import Zones, apply
-from horizon.engine.bee_pass import commit, context, run_pass
+from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
+from horizon.engine.stepping import context
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import archive_name
 from horizon.hive.manifest import read_manifest
@@ -111,8 +112,7 @@ def ingest(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
 
     def horizon_rate() -> float:
         start = time.perf_counter()
-        outcome = run_pass(hive, BEE, GlobalConfig(), effective(), time.time(), None)
-        commit(hive, BEE, outcome)
+        BeeEngine(hive, BEE, GlobalConfig(), effective()).run(Rebuild(), time.time())
         return sizes.ingest / (time.perf_counter() - start)
 
     def read_rate() -> float:
@@ -158,6 +158,10 @@ def ingest(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
 
 # -- 2. cost independent of history -----------------------------------------------------
 
+# The batches are timed alone: a rotation during one would fall on one side of the ratio.
+UNROTATED = GlobalConfig(rotation_entries=10_000_000)
+
+
 def batch_cost(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
     """Both bees take their batches in turn, so drift in the machine (fsync latency, other
     load) falls on both sides of the ratio alike."""
@@ -167,16 +171,16 @@ def batch_cost(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
     for label, count in counts.items():
         hive = root / f"history-{label}"
         write_history(hive / "window", count, sizes.segment, now)
-        commit(hive, BEE, run_pass(hive, BEE, GlobalConfig(), effective(), now, None))
+        BeeEngine(hive, BEE, UNROTATED, effective()).run(Rebuild(), now)
     for run in range(max(runs * 5, 5)):
         for label, count in counts.items():
             hive = root / f"history-{label}"
-            state = load_state(hive, BEE)
+            engine = BeeEngine(hive, BEE, UNROTATED, effective())
+            engine.state = load_state(hive, BEE)  # as the daemon holds it between passes
             with (hive / "window" / f"{BEE}-messages.jsonl").open("ab") as out:
                 out.write(b"".join(line(count + run * 10 + i, now) for i in range(10)))
             start = time.perf_counter()
-            outcome = run_pass(hive, BEE, GlobalConfig(), effective(), now, state)
-            commit(hive, BEE, outcome)
+            engine.run(ReadNew(), now)
             samples[label].append(time.perf_counter() - start)
     costs = {label: statistics.median(taken) for label, taken in samples.items()}
     return {"history_small": 100, "history_large": sizes.history,

@@ -22,11 +22,11 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-import horizon.engine.bee_pass
+import horizon.engine.bee_engine
 import horizon.hive.rotation
 import horizon.hive.store
 from horizon.core.entries import Entry, Rejection
-from horizon.engine.bee_pass import run_pass
+from horizon.engine.stepping import run_pass
 from horizon.hive.settings_files import effective_settings, load_global
 from horizon.service.hive_service import HiveService
 
@@ -102,7 +102,7 @@ class DaemonModel(RuleBasedStateMachine):
         self.counter = 0
         self.faults = Faults()
         self.faults.wrap(horizon.hive.store, "write_atomic")
-        self.faults.wrap(horizon.engine.bee_pass, "append_records")
+        self.faults.wrap(horizon.engine.bee_engine, "append_records")
         self.faults.wrap(horizon.hive.rotation, "append_records")
         self.faults.wrap(os, "link")
         self.faults.wrap(os, "unlink")
@@ -253,7 +253,7 @@ class DaemonModel(RuleBasedStateMachine):
         self.process()  # a crash may have been armed by nothing; make sure we are caught up
         assert self.service is not None
         runtime = self.service.bees[BEE]
-        state = runtime.state
+        state = runtime.engine.state if runtime.engine else None
         if state is None:
             return
         config = load_global(self.config_path)
@@ -272,7 +272,7 @@ class DaemonModel(RuleBasedStateMachine):
         by_writer_seq = [q for q in questions if q.startswith("w-")]
         assert by_writer_seq == [q for q in self.written if q.startswith("w-")]
         assert state.checkpoint.seq == len(history)
-        manifest = runtime.manifest
+        manifest = runtime.engine.manifest if runtime.engine else None
         if manifest is not None and manifest.rotated:
             event("rotated")
         if manifest is not None and manifest.late:

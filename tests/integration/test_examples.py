@@ -16,7 +16,8 @@ import pytest
 from horizon.core.entries import Entry, Rejection, RejectReason
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
-from horizon.engine.bee_pass import Pass, commit, run_pass
+from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
+from horizon.engine.stepping import Pass, run_pass
 from horizon.hive.journal import Checkpoint
 from horizon.hive.manifest import Clamp, Manifest
 from horizon.hive.reader import JournalReader
@@ -76,6 +77,16 @@ def one_pass(hive: Path, *, now: float = NOW, state: BeeState | None = None,
     config = config or GlobalConfig()
     effective = effective_settings(config, "défaut intégré", hive, BEE)
     return run_pass(hive, BEE, config, effective, now, state)
+
+
+def engine_pass(hive: Path, *, now: float = NOW, rebuild: bool = False) -> Pass:
+    """A pass of the bee's engine: read, step, render and commit."""
+    config = GlobalConfig()
+    effective = effective_settings(config, "défaut intégré", hive, BEE)
+    outcome = BeeEngine(hive, BEE, config, effective).run(Rebuild() if rebuild else ReadNew(),
+                                                          now)
+    assert outcome is not None and outcome.committed
+    return outcome
 
 
 def read_all(hive: Path, *, checkpoint: Checkpoint | None = None,
@@ -428,8 +439,7 @@ def test_a_lighthouse_with_floor_recit_is_folded_into_paroles_verbatim(tmp_path:
 def test_a_lighthouse_of_floor_recit_is_still_a_paroles_quote_after_a_rebuild(
         tmp_path: Path) -> None:
     hive = floor_hive(tmp_path, "recit", NOW - HOUR)
-    outcome = one_pass(hive)
-    commit(hive, BEE, outcome)
+    outcome = engine_pass(hive)
     assert handoff(hive) == outcome.view.text
     assert f"> #1 — {ORDER}\n" in handoff(hive)
     assert one_pass(hive).view.text == outcome.view.text
@@ -457,7 +467,7 @@ def forged_hive(tmp_path: Path, bee_toml: str) -> Path:
 
 def test_a_forged_heading_in_an_answer_cannot_forge_the_view(tmp_path: Path) -> None:
     hive = forged_hive(tmp_path, HORIZON_ON)
-    commit(hive, BEE, one_pass(hive))
+    engine_pass(hive)
     text = handoff(hive)
     lines = text.split("\n")
 
@@ -483,7 +493,7 @@ def test_a_forged_heading_in_an_answer_cannot_forge_the_view(tmp_path: Path) -> 
 
 def test_forged_text_in_handoff_mode_stays_on_its_line(tmp_path: Path) -> None:
     hive = forged_hive(tmp_path, "[horizon]\nactif = false\n")
-    commit(hive, BEE, one_pass(hive))
+    engine_pass(hive)
     text = handoff(hive)
     lines = text.rstrip("\n").split("\n")
 
@@ -665,22 +675,20 @@ def manifest_records(hive: Path) -> list[dict[str, Any]]:
 def test_a_ts_in_the_future_is_clamped_and_recorded_for_rebuilds(tmp_path: Path) -> None:
     hive = make_hive(tmp_path, [entry("now", ts=iso(NOW - 60)),
                                 entry("future", ts=iso(NOW + HOUR))], bee_toml=HORIZON_ON)
-    first = one_pass(hive, now=NOW)
+    first = engine_pass(hive, now=NOW)
     assert first.notes.records == [Clamp(2, NOW)]
     assert first.state.zones.net[-1].instant == NOW
     assert f"at={iso(NOW)} -->" in first.view.text.split("\n")[0]
     assert f"### #2 · {iso(NOW)} · task" in first.view.text
 
-    commit(hive, BEE, first)
     records = manifest_records(hive)
     assert [(r["kind"], r["seq"], r["instant"]) for r in records] == [("clamp", 2, NOW)]
     assert handoff(hive) == first.view.text
 
-    rebuilt = one_pass(hive, now=NOW + 2 * HOUR)
+    rebuilt = engine_pass(hive, now=NOW + 2 * HOUR, rebuild=True)
     assert rebuilt.notes.records == []
     assert rebuilt.state.zones.net[-1].instant == NOW
     assert rebuilt.view.text == first.view.text
-    commit(hive, BEE, rebuilt)
     assert len(manifest_records(hive)) == 1
 
 
@@ -727,8 +735,9 @@ def test_rebuilding_at_an_earlier_now_records_no_clock_skew(tmp_path: Path) -> N
     line = {"ts": wall - 60, "type": "task", "question": "q", "answer": "a"}
     (hive / "window" / "mia-messages.jsonl").write_text(json.dumps(line) + "\n")
     effective = Effective(HorizonSettings(actif=True), {}, None, None)
-    outcome = run_pass(hive, "mia", GlobalConfig(), effective, wall - 7200, None, read_time=wall)
-    commit(hive, "mia", outcome)
+    outcome = BeeEngine(hive, "mia", GlobalConfig(), effective).run(ReadNew(), wall - 7200,
+                                                                    read_time=wall)
+    assert outcome is not None
     assert outcome.notes.records == []
     assert not (hive / "window" / "archive" / "mia-segments.jsonl").exists()
     assert outcome.state.zones.at == wall - 60

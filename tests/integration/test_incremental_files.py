@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from horizon.core.entries import format_instant
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.engine.bee_pass import commit, run_pass
+from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
+from horizon.engine.stepping import run_pass
 from horizon.hive.flags import FlagRecord, append_flag
 from horizon.hive.journal import line_hash
 from horizon.hive.store import BeeState, load_state
@@ -98,10 +99,10 @@ def test_manual_flags_survive_a_rebuild(tmp_path_factory: object, data: st.DataO
     lines = [line for line in raw.split(b"\n") if line.strip()]
     for seq in chosen:
         append_flag(hive, BEE, FlagRecord(seq, line_hash(lines[seq - 1])))
-    commit(hive, BEE, run_pass(hive, BEE, CONFIG, effective, now, first.state))
+    BeeEngine(hive, BEE, CONFIG, effective).run(ReadNew(), now)
     saved = []
     for _ in range(2):  # a rebuild, then a rebuild of the rebuild
-        commit(hive, BEE, run_pass(hive, BEE, CONFIG, effective, now, None))
+        BeeEngine(hive, BEE, CONFIG, effective).run(Rebuild(), now)
         state = load_state(hive, BEE)
         assert state is not None
         lighthouses = {item.seq for item in state.zones.net if item.lighthouse}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from horizon.core.entries import Entry, Rejection
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.engine.bee_pass import commit, run_pass
+from horizon.engine.bee_engine import BeeEngine, ReadNew
+from horizon.engine.stepping import run_pass
 from horizon.hive.manifest import Jump, read_manifest
-from horizon.hive.store import load_state
 
 BEE = "mia"
 NOW = 1_790_000_000.0
@@ -38,9 +38,7 @@ def one_pass(hive: Path) -> tuple[list[tuple[int, str]], object]:
     def keep(record: Entry | Rejection) -> None:
         seen.append((record.seq, record.question if isinstance(record, Entry) else "?"))
 
-    outcome = run_pass(hive, BEE, GlobalConfig(), EFFECTIVE, NOW, load_state(hive, BEE),
-                       on_record=keep)
-    commit(hive, BEE, outcome)
+    outcome = BeeEngine(hive, BEE, GlobalConfig(), EFFECTIVE, on_record=keep).run(ReadNew(), NOW)
     return seen, outcome
 
 

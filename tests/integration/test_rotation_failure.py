@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+import horizon.engine.bee_engine
 import horizon.hive.rotation
-import horizon.service.hive_service
 from horizon.core.entries import Entry, Rejection
-from horizon.engine.bee_pass import run_pass
+from horizon.engine.stepping import run_pass
 from horizon.hive.manifest import read_manifest
 from horizon.hive.settings_files import effective_settings, load_global
 from horizon.service.hive_service import HiveService
@@ -42,7 +42,7 @@ def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
         raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
 
     monkeypatch.setattr(horizon.hive.rotation.os, "link", refuse)
-    monkeypatch.setattr(horizon.service.hive_service, "ROTATE_RETRY_S", 0.0)
+    monkeypatch.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 0.0)
     service = HiveService(hive, config, str(config_path))
     try:
         append(4, 0)
@@ -56,14 +56,16 @@ def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
         assert names == {f"{BEE}-messages.000001.jsonl"}
 
         monkeypatch.undo()
-        monkeypatch.setattr(horizon.service.hive_service, "ROTATE_RETRY_S", 0.0)
+        monkeypatch.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 0.0)
         append(1, 5)
         service.process(BEE)
         assert (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
         assert not (hive / "window" / "archive" / f"{BEE}-messages.000002.jsonl").exists()
         append(2, 6)
         service.process(BEE)
-        state = service.bees[BEE].state
+        engine = service.bees[BEE].engine
+        assert engine is not None
+        state = engine.state
     finally:
         service.close()
 

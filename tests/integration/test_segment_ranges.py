@@ -13,11 +13,12 @@ from horizon.core.blocks import net_block
 from horizon.core.entries import Entry, decode_line
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.engine.bee_pass import commit, run_pass
+from horizon.engine.bee_engine import BeeEngine, ReadNew
+from horizon.engine.stepping import run_pass
 from horizon.hive.layout import archive_name, live_name
 from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Clamp, append_records, read_manifest
-from horizon.hive.rotation import rotate, seal
+from horizon.hive.rotation import rotate
 from horizon.hive.store import BeeState
 
 BEE = "mia"
@@ -38,8 +39,7 @@ class Hive:
         self.window = self.root / "window"
         self.window.mkdir(parents=True)
         self.written = 0
-        self.manifest = read_manifest(self.window, BEE)
-        self.state: BeeState | None = None
+        self.engine = BeeEngine(self.root, BEE, CONFIG, EFFECTIVE)
 
     def write(self, path: Path, count: int) -> None:
         with path.open("ab") as out:
@@ -51,19 +51,19 @@ class Hive:
         return self.window / live_name(BEE)
 
     def run(self, late: set[str] | None = None) -> BeeState:
-        outcome = run_pass(self.root, BEE, CONFIG, EFFECTIVE, NOW, self.state,
-                           manifest=self.manifest, late_segments=late)
-        commit(self.root, BEE, outcome)
-        self.state = msgspec.json.decode(msgspec.json.encode(outcome.state), type=BeeState)
-        return self.state
+        self.engine.late_check |= late or set()
+        outcome = self.engine.run(ReadNew(), NOW)
+        assert outcome is not None
+        return msgspec.json.decode(msgspec.json.encode(outcome.state), type=BeeState)
 
     def rotate(self) -> str:
-        assert self.state is not None
-        checkpoint = self.state.checkpoint
-        moved = rotate(self.window, BEE, checkpoint, self.manifest)
+        state, manifest = self.engine.state, self.engine.manifest
+        assert state is not None and manifest is not None
+        checkpoint = state.checkpoint
+        moved = rotate(self.window, BEE, checkpoint, manifest)
         assert moved is not None
-        self.state.checkpoint = moved  # what the daemon does after a rotation
-        self.state.segments[moved.segment] = self.state.segments.pop(checkpoint.segment)
+        state.checkpoint = moved  # what the engine does after a rotation
+        state.segments[moved.segment] = state.segments.pop(checkpoint.segment)
         return moved.segment
 
     def assert_every_held_entry_is_found(self, state: BeeState) -> None:
@@ -109,7 +109,7 @@ def test_lines_read_late_are_found_and_the_ranges_equal_a_rebuilds(tmp_path: Pat
     state = hive.run()
     hive.assert_every_held_entry_is_found(state)
     hive.assert_equals_a_rebuild(state)
-    seal(hive.window, BEE, archived, archive.stat().st_size, hive.manifest)
+    hive.engine.seal(archived, archive.stat().st_size)
     hive.write(hive.live(), 30)
     state = hive.run()
     assert archived not in state.segments
@@ -136,8 +136,7 @@ def test_a_clamp_record_edited_out_of_range_is_not_taken(tmp_path: Path) -> None
     hive = Hive(tmp_path)
     hive.write(hive.live(), 3)
     append_records(hive.window, BEE, [Clamp(1, 1e12)])  # the year 33658
-    hive.manifest = read_manifest(hive.window, BEE)
-    assert hive.manifest.clamps == {}
+    assert read_manifest(hive.window, BEE).clamps == {}
     state = hive.run()
     assert state.zones.net[0].instant == 1_789_990_001
     assert all(item.chars == len(net_block(item)) for item in state.zones.net)

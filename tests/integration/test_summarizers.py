@@ -26,9 +26,10 @@ from horizon.core.settings import (
     HorizonSettings,
     ProviderConfig,
     SettingsError,
+    level_names,
 )
 from horizon.core.summarizer import TRUNCATION
-from horizon.engine.bee_pass import run_pass
+from horizon.engine.stepping import run_pass
 from horizon.hive.settings_files import load_global
 from horizon.service.modelwork import InFlight, ModelWork
 from horizon.summarize.cache import SummaryCache
@@ -168,8 +169,14 @@ def cascade_of(dedicated: Site | None, bee: Site | None, *, cache: SummaryCache 
     registry = registry or Providers(GlobalConfig(providers=providers))
     resumeur = f"{dedicated.wire}/{dedicated.model}" if dedicated else "abeille"
     horizon = settings(resumeur=resumeur, **overrides)
-    effective = Effective(horizon, {}, None, f"{bee.wire}/{bee.model}" if bee else None)
+    modele = f"{bee.wire}/{bee.model}" if bee else None
+    effective = with_levels(registry.config, Effective(horizon, {}, None, modele))
     return Cascade(registry.levels_for(effective), registry.breakers, horizon, cache)
+
+
+def with_levels(config: GlobalConfig, effective: Effective) -> Effective:
+    """What the settings loader computes once per reload: the model levels in use."""
+    return msgspec.structs.replace(effective, levels=level_names(config, effective))
 
 
 def level(site: Site) -> str:
@@ -432,7 +439,7 @@ def test_credentials_in_a_provider_url_stay_out_of_the_reasons() -> None:
     config = GlobalConfig(providers={"ollama": ProviderConfig(url=url, timeout_s=TIMEOUT_S)})
     registry = Providers(config)
     horizon = settings(resumeur="ollama/m1")
-    cascade = Cascade(registry.levels_for(Effective(horizon, {}, None, None)),
+    cascade = Cascade(registry.levels_for(with_levels(config, Effective(horizon, {}, None, None))),
                       registry.breakers, horizon, None)
     _, fallbacks = cascade.condense(item(1), ANSWER)
     assert fallbacks
@@ -537,7 +544,7 @@ def test_no_model_configured_means_no_call_at_all(
     hive = tmp_path / "hive"
     journal(hive, 20)
     config = GlobalConfig(providers={"ollama": site.config(**provider)})
-    effective = Effective(settings(resumeur=resumeur), {}, None, modele)
+    effective = with_levels(config, Effective(settings(resumeur=resumeur), {}, None, modele))
     posted: list[tuple[Any, ...]] = []
     work = ModelWork(config, posted.append)
     try:

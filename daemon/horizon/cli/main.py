@@ -102,17 +102,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
-    from horizon.cli import commands
+    from horizon.cli import operate, status, view
 
     return {
-        "render": commands.render,
-        "rebuild": commands.rebuild,
-        "status": commands.status,
-        "phare": commands.phare,
-        "config": commands.config,
-        "check": commands.check,
-        "run": commands.run,
-        "demo": commands.demo,
+        "render": view.render,
+        "rebuild": operate.rebuild,
+        "status": status.command,
+        "phare": operate.phare,
+        "config": operate.config,
+        "check": operate.check,
+        "run": operate.run,
+        "demo": operate.demo,
     }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from horizon.cli.common import load_config
 from horizon.cli.exits import EXIT_DEGRADED, UserError
 from horizon.core.blocks import net_overhead
 from horizon.core.recit import render_recit
@@ -189,3 +190,8 @@ def _levels(bee: dict[str, Any]) -> str:
     if summary["fallbacks"]:
         text += f"; {summary['fallbacks']} fallbacks"
     return text
+
+
+def command(args: argparse.Namespace) -> int:
+    config, _ = load_config(args)
+    return run(args, config)

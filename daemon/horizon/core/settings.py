@@ -213,6 +213,8 @@ class Effective(msgspec.Struct, frozen=True):
     provenance: dict[str, str]
     mission: str | None = None
     modele: str | None = None
+    # The model levels above truncation, computed with the settings: see `level_names`.
+    levels: tuple[str, ...] = ()
 
 
 def cascade(layers: list[Layer], source_of_bee: str, mission: str | None,
@@ -250,3 +252,22 @@ def cascade(layers: list[Layer], source_of_bee: str, mission: str | None,
     provenance["mission"] = source_of_bee if mission is not None else BUILTIN
     provenance["modele"] = source_of_bee if modele is not None else BUILTIN
     return Effective(horizon, provenance, mission, modele)
+
+
+def level_names(config: GlobalConfig, effective: Effective) -> tuple[str, ...]:
+    """The cascade above truncation: the dedicated model, then the bee's own; a provider
+    that is not configured or is switched off is never called."""
+    names: list[str] = []
+    resumeur = effective.horizon.resumeur
+    if resumeur == "troncature":
+        return ()
+    if resumeur != "abeille":
+        names.append(resumeur)
+    if effective.modele and effective.modele not in names:
+        names.append(effective.modele)
+    usable = []
+    for name in names:
+        provider = config.providers.get(name.partition("/")[0])  # type: ignore[call-overload]
+        if provider is not None and provider.actif:
+            usable.append(name)
+    return tuple(usable)

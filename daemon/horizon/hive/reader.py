@@ -47,12 +47,16 @@ class JournalReader:
     """Iterates the records written after `checkpoint`; `.checkpoint` follows the reading.
 
     `late_segments` names the rotated segments to look at for late lines (None: every
-    rotated segment not sealed yet).
+    rotated segment not sealed yet). `finish_in_memory`: a live journal that a rotation
+    already recorded (a crash stopped it before its unlink) is read under its segment's
+    name, as `finish_rotations` will leave it, so a reader that must not write gives the
+    seqs the daemon will give.
     """
 
     def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
                  read_time: float, manifest: Manifest, flags: dict[int, str],
-                 late_segments: set[str] | None = None) -> None:
+                 late_segments: set[str] | None = None, *,
+                 finish_in_memory: bool = False) -> None:
         self.window = window
         self.bee = bee
         self.checkpoint = checkpoint
@@ -61,6 +65,8 @@ class JournalReader:
         self.manifest = manifest
         self.flags = flags
         self.late_segments = late_segments
+        self.finish_in_memory = finish_in_memory
+        self._unlinked: dict[str, Path] = {}  # segments only the live file names yet
         self.notes = Notes()
         self.current_segment = checkpoint.segment
         # False while records come from elsewhere than the segments in order (ranges read
@@ -74,8 +80,8 @@ class JournalReader:
 
     # -- the main flow ------------------------------------------------------------------
 
-    def _start(self) -> list[tuple[Path, int, int]]:
-        """(path, start offset, lines already read there) of each main-flow segment."""
+    def _start(self) -> list[tuple[str, Path, int, int]]:
+        """(name, file, start offset, lines already read there) of each main-flow segment."""
         checkpoint = self.checkpoint
         live = live_path(self.window, self.bee)
         if checkpoint.segment == live.name:
@@ -88,13 +94,14 @@ class JournalReader:
             if (info is not None and info.st_ino == checkpoint.ino
                     and info.st_size >= checkpoint.offset
                     and (info.st_size == checkpoint.offset
-                         or tail_hash(live, checkpoint.offset) == checkpoint.tail)):
-                return [(live, checkpoint.offset, checkpoint.lines)]
-        paths = segment_paths(self.window, self.bee)
+                         or tail_hash(live, checkpoint.offset) == checkpoint.tail)
+                    and self._rotated_as(info.st_ino) is None):
+                return [(live.name, live, checkpoint.offset, checkpoint.lines)]
+        segments = self._segments()
         if not checkpoint.segment:
-            return [(path, 0, 0) for path in paths]
-        names = [path.name for path in paths]
-        name = self._resolve(checkpoint, paths)
+            return [(name, path, 0, 0) for name, path in segments]
+        names = [name for name, _ in segments]
+        name = self._resolve(checkpoint, segments)
         if name not in names and name == live_name(self.bee):
             # The live journal was deleted: nothing to read until a writer makes a new
             # one, whose lines then get seqs after ours (a `jump`, see _resolve).
@@ -103,14 +110,43 @@ class JournalReader:
             raise JournalError(f"{self.window / checkpoint.segment}: the segment of the "
                                "checkpoint is gone")
         index = names.index(name)
-        first = (paths[index], checkpoint.offset, checkpoint.lines)
-        if self.notes.replaced is not None:
-            first = (paths[index], 0, 0)
-        return [first] + [(path, 0, 0) for path in paths[index + 1:]]
+        start, lines = (0, 0) if self.notes.replaced is not None else (
+            checkpoint.offset, checkpoint.lines)
+        return [(name, segments[index][1], start, lines)] + [
+            (later, path, 0, 0) for later, path in segments[index + 1:]]
 
-    def _resolve(self, checkpoint: Checkpoint, paths: list[Path]) -> str:
+    def _segments(self) -> list[tuple[str, Path]]:
+        """(name, file) of every segment in order: the archives, then the live journal."""
+        segments = [(path.name, path) for path in segment_paths(self.window, self.bee)]
+        if not segments or segments[-1][0] != live_name(self.bee):
+            return segments
+        live = segments[-1][1]
+        try:
+            pending = self._rotated_as(os.stat(live, follow_symlinks=False).st_ino)
+        except FileNotFoundError:
+            pending = None
+        if pending is None:
+            return segments
+        del segments[-1]
+        if pending not in dict(segments):
+            # Not linked yet: the live file is the segment's only name.
+            self._unlinked[pending] = live
+            segments.append((pending, live))
+            segments.sort()
+        return segments
+
+    def _rotated_as(self, ino: int) -> str | None:
+        """With `finish_in_memory`, the segment a recorded rotation of file `ino` names."""
+        if not self.finish_in_memory:
+            return None
+        for rotated in self.manifest.rotated.values():
+            if rotated.ino == ino:
+                return rotated.segment
+        return None
+
+    def _resolve(self, checkpoint: Checkpoint, segments: list[tuple[str, Path]]) -> str:
         """The name the checkpoint's file has now; notes a journal replaced or truncated."""
-        by_name = {path.name: path for path in paths}
+        by_name = dict(segments)
         path = by_name.get(checkpoint.segment)
         info = os.stat(path, follow_symlinks=False) if path is not None else None
         if info is not None and info.st_ino == checkpoint.ino:
@@ -135,34 +171,34 @@ class JournalReader:
         self.notes.records.append(jump)
         self.manifest.add(jump)
 
-    def _main_end(self, path: Path) -> int | None:
-        rotated = self.manifest.rotated.get(path.name)
+    def _main_end(self, name: str) -> int | None:
+        rotated = self.manifest.rotated.get(name)
         return rotated.offset if rotated is not None else None
 
-    def _jump_at_start(self, path: Path) -> int | None:
+    def _jump_at_start(self, name: str, path: Path) -> int | None:
         """The seq a hand-replaced file's lines start after, when the manifest says so."""
-        rotated = self.manifest.rotated.get(path.name)
+        rotated = self.manifest.rotated.get(name)
         try:
             ino = rotated.ino if rotated else os.stat(path, follow_symlinks=False).st_ino
         except FileNotFoundError:
             return None
         target = None
         for jump in self.manifest.jumps:
-            if jump.ino == ino and (jump.segment == path.name or rotated is not None):
+            if jump.ino == ino and (jump.segment == name or rotated is not None):
                 target = max(target or 0, jump.seq)
         return target
 
     def __iter__(self) -> Iterator[Entry | Rejection]:
-        for path, start, already in self._start():
+        for name, path, start, already in self._start():
             lines = already
-            target = self._jump_at_start(path) if start == 0 else None
+            target = self._jump_at_start(name, path) if start == 0 else None
             if target is not None:
                 # Ranges read late before the file was replaced keep their seqs.
                 yield from self._emit_reserved(upto=target)
                 self._seq = max(self._seq, target)
             end = start
-            self.current_segment = path.name
-            limit = self._main_end(path)
+            self.current_segment = name
+            limit = self._main_end(name)
             for raw, line_end in read_lines(path, start, self.max_line_bytes, limit):
                 end = line_end
                 if raw is not None and is_blank(raw):
@@ -171,15 +207,15 @@ class JournalReader:
                     yield from self._emit_reserved()
                 lines += 1
                 yield self._record(raw)
-            if end != start or path.name != self.checkpoint.segment or start == 0:
-                self._move_checkpoint(path, end, lines)
+            if end != start or name != self.checkpoint.segment or start == 0:
+                self._move_checkpoint(name, path, end, lines)
         yield from self._emit_reserved()
         yield from self._read_late()
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
 
-    def _move_checkpoint(self, path: Path, end: int, lines: int) -> None:
+    def _move_checkpoint(self, name: str, path: Path, end: int, lines: int) -> None:
         info = os.stat(path, follow_symlinks=False)
-        self.checkpoint = Checkpoint(path.name, end, self._seq, info.st_dev, info.st_ino,
+        self.checkpoint = Checkpoint(name, end, self._seq, info.st_dev, info.st_ino,
                                      tail_hash(path, end), lines)
 
     # -- ranges read out of order -----------------------------------------------------
@@ -209,7 +245,7 @@ class JournalReader:
         for name in sorted(names):
             if name not in self.manifest.rotated:
                 continue
-            path = archive_dir(self.window) / name
+            path = self._unlinked.get(name) or archive_dir(self.window) / name
             start = self.manifest.late_end(name)
             try:
                 if os.stat(path, follow_symlinks=False).st_size <= start:

@@ -18,6 +18,7 @@ from horizon.core.settings import (
     Layer,
     SettingsError,
     cascade,
+    level_names,
     validate_global,
     validate_layer,
     validate_model,
@@ -152,4 +153,6 @@ def effective_settings(config: GlobalConfig, config_source: str, hive: Path,
     bee_settings = load_bee_file(hive, bee)
     if bee_settings.layer is not None:
         layers.append(bee_settings.layer)
-    return cascade(layers, str(bee_file(hive, bee)), bee_settings.mission, bee_settings.modele)
+    effective = cascade(layers, str(bee_file(hive, bee)), bee_settings.mission,
+                        bee_settings.modele)
+    return msgspec.structs.replace(effective, levels=level_names(config, effective))

@@ -274,7 +274,7 @@ class Daemon:
                 if journal is not None and journal.number is not None:
                     runtime = service.bees.get(journal.bee)
                     if runtime is not None:
-                        runtime.late_check.add(path.name)
+                        runtime.note_late(path.name)
                         self._written(service, journal.bee)
                 return
             if path.parent == bees_dir(hive) and path.suffix == ".toml":
@@ -362,7 +362,7 @@ class Daemon:
                     started.process(bee)
         changed = 0
         for service in self.services.values():
-            service.config = config
+            service.reconfigure(config)
             service.refresh_bees()
             for runtime in service.bees.values():
                 before = runtime.effective

@@ -1,4 +1,5 @@
-"""One hive served by the daemon: its bees, their passes, rotation, sealing, heartbeat.
+"""One hive served by the daemon: its bees, when their passes are due, what went wrong,
+the heartbeat. The passes themselves are the bees' engines' (`BeeEngine`).
 
 Everything here runs on the daemon's main loop, one call at a time: watchdog and
 APScheduler threads only put work on that loop's queue, so no bee is ever processed
@@ -7,75 +8,37 @@ twice at once and no lock guards these objects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from horizon import __version__
 from horizon.core.entries import format_instant
-from horizon.core.render import render
-from horizon.core.settings import Effective, GlobalConfig, SettingsError
-from horizon.core.summarizer import TRUNCATION, ModelResult
-from horizon.core.upgrades import take_condensed, take_folded
-from horizon.core.zones import has_aged
-from horizon.engine.bee_pass import Pass, commit, context, run_pass
-from horizon.hive.discovery import discover, file_signature
+from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError
+from horizon.core.summarizer import ModelResult
+from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
+from horizon.engine.stepping import Pass
+from horizon.hive.discovery import discover
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
-from horizon.hive.layout import derived_root, live_name, live_path, window_dir
+from horizon.hive.layout import derived_root, live_path, window_dir
 from horizon.hive.lock import HiveLock
-from horizon.hive.manifest import Manifest, read_manifest
-from horizon.hive.rotation import finish_rotations, rotate
-from horizon.hive.settings_files import bee_file, effective_settings, hive_file
-from horizon.hive.store import (
-    StateTooNew,
-    load_state,
-    read_handoff,
-    remove_stale_temps,
-    save,
-    save_state,
-)
+from horizon.hive.settings_files import effective_settings
+from horizon.hive.store import StateTooNew, remove_stale_temps
 from horizon.service.logs import get_logger
-from horizon.service.modelwork import InFlight, ModelWork
+from horizon.service.modelwork import ModelWork
 from horizon.service.passlog import log_pass
 from horizon.service.polling import StatFallback
-from horizon.summarize.cascade import level_names
+from horizon.service.runtime import BACKOFF_MAX_S, BACKOFF_MIN_S, BeeRuntime
 
-BACKOFF_MIN_S = 1.0
-BACKOFF_MAX_S = 60.0
-ROTATE_RETRY_S = 60.0
 log = get_logger()
+DEFAULTS = HorizonSettings()
 
 
-@dataclass
-class BeeRuntime:
-    """What the daemon keeps in memory for one bee between passes."""
-
-    name: str
-    live_path: str = ""  # the live journal, as the stat fallback looks at it each poll
-    effective: Effective | None = None
-    settings_error: str | None = None
-    state_error: str | None = None
-    state: Any = None  # BeeState once loaded; None means: load it from disk
-    manifest: Manifest | None = None
-    dirty: bool = False
-    first_dirty: float | None = None
-    last_write: float | None = None
-    late_check: set[str] = field(default_factory=set)
-    quiet_since: dict[str, tuple[int, float]] = field(default_factory=dict)
-    write_failed: bool = False
-    backoff_s: float = BACKOFF_MIN_S
-    retry_at: float = 0.0
-    last_text: str | None = None
-    inflight: InFlight = field(default_factory=InFlight)
-    rotate_retry_at: float = 0.0
-
-
-class HiveService(StatFallback):
+class HiveService:
     """Serves one hive: holds its lock from `__init__` until `close`."""
 
     def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
@@ -90,14 +53,13 @@ class HiveService(StatFallback):
         self.problems: list[str] = []
         self.started = format_instant(time.time())
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
-        self.settings_seen: dict[Path, tuple[int, int, int] | None] = {}
-        self.window_seen: tuple[int, int, int] | None = None
+        self.fallback = StatFallback(hive, self._write_failed)
         remove_stale_temps(hive)
 
     def close(self) -> None:
         self.lock.release()
 
-    def bind(self, bee: str | None = None) -> Any:
+    def bind(self, bee: str | None = None) -> contextlib.AbstractContextManager[None]:
         return structlog.contextvars.bound_contextvars(hive=str(self.hive), bee=bee)
 
     # -- bees and their settings --------------------------------------------------------
@@ -115,7 +77,7 @@ class HiveService(StatFallback):
             self.load_settings(self.bees[bee])
         for gone in set(self.bees) - set(bees):
             del self.bees[gone]
-        self.window_seen = file_signature(self.window)
+        self.fallback.note_window()
         return new
 
     def load_settings(self, runtime: BeeRuntime) -> bool:
@@ -131,15 +93,23 @@ class HiveService(StatFallback):
             runtime.settings_error = str(error)
             return False
         runtime.settings_error = None
-        runtime.effective = effective
+        if runtime.engine is None:
+            cache = self.models.cache(self.hive) if self.models else None
+            runtime.engine = BeeEngine(self.hive, runtime.name, self.config, effective,
+                                       cache=cache)
+        else:
+            runtime.engine.config = self.config
+            runtime.engine.effective = effective
         return True
 
-    def settings_files(self) -> list[Path]:
-        files = [hive_file(self.hive)]
-        files += [bee_file(self.hive, bee) for bee in self.bees]
-        return files
+    def reconfigure(self, config: GlobalConfig) -> None:
+        """A new config.json: every engine works with it from its next pass."""
+        self.config = config
+        for runtime in self.bees.values():
+            if runtime.engine is not None:
+                runtime.engine.config = config
 
-    # -- one pass -------------------------------------------------------------------------
+    # -- passes -------------------------------------------------------------------------
 
     def mark_dirty(self, bee: str, now: float) -> BeeRuntime | None:
         runtime = self.bees.get(bee)
@@ -154,94 +124,25 @@ class HiveService(StatFallback):
     def due_at(self, runtime: BeeRuntime) -> float:
         """Monotonic instant of the next pass: debounce_s after the last write, and never
         later than max_wait_s after the first unprocessed one."""
-        settings = runtime.effective.horizon if runtime.effective else None
-        debounce = settings.debounce_s if settings else 2.0
-        max_wait = settings.max_wait_s if settings else 10.0
+        settings = runtime.effective.horizon if runtime.effective else DEFAULTS
         last = runtime.last_write or time.monotonic()
         first = runtime.first_dirty or last
-        return max(runtime.retry_at, min(last + debounce, first + max_wait))
+        return max(runtime.retry_at, min(last + settings.debounce_s, first + settings.max_wait_s))
 
     def process(self, bee: str, *, sweep_only: bool = False) -> Pass | None:
         """Read what is new for `bee`, step its zones, write its view when it changed."""
         runtime = self.bees.get(bee)
         if runtime is None:
             return None
-        if runtime.effective is None:
-            runtime.dirty = False  # refused settings: untouched until a reload fixes them
-            return None
         runtime.dirty = False
         runtime.first_dirty = None
-        with self.bind(bee):
-            try:
-                return self._process(runtime, sweep_only)
-            except (StoreError, OSError) as error:
-                self._write_failed(runtime, str(error))
-            except StateTooNew as error:
-                if runtime.state_error != str(error):
-                    log.error("store.state_too_new", reason=str(error))
-                runtime.state_error = str(error)
-            except JournalError as error:
-                # A journal that is not a regular file, a link, unreadable: the bee is
-                # refused and reported until its files are fixed.
-                if runtime.state_error != str(error):
-                    log.error("bee.refused", reason=str(error))
-                runtime.state_error = str(error)
-                runtime.state = None
-                runtime.manifest = None
-        return None
-
-    def _process(self, runtime: BeeRuntime, sweep_only: bool) -> Pass | None:
-        assert runtime.effective is not None
-        if sweep_only and runtime.state is not None and not self._may_age(runtime):
-            return None  # nothing in net can have aged: a sweep costs one comparison
-        if runtime.manifest is None:
-            runtime.manifest = read_manifest(self.window, runtime.name)
-            for segment in finish_rotations(self.window, runtime.name, runtime.manifest):
-                log.warning("archive.rotation_finished", segment=segment)
-        loaded = runtime.state is None
-        if runtime.state is None:
-            runtime.state = load_state(self.hive, runtime.name)
-            runtime.late_check |= set(runtime.manifest.rotated)  # catch up on every segment
-            runtime.last_text = read_handoff(self.hive, runtime.name)
-        runtime.state_error = None
-        late = None if not runtime.late_check else (
-            runtime.late_check | {name for name in runtime.manifest.rotated
-                                  if name not in runtime.manifest.sealed})
-        cache = self.models.cache(self.hive) if self.models else None
-        outcome = run_pass(self.hive, runtime.name, self.config, runtime.effective, time.time(),
-                           runtime.state, manifest=runtime.manifest, late_segments=late,
-                           cache=cache)
-        runtime.manifest = outcome.manifest  # a retried pass starts from a fresh one
-        changed = (outcome.read or outcome.changes.evicted or outcome.notes.records
-                   or outcome.rebuilt or outcome.view.text != runtime.last_text)
-        if sweep_only and not changed:
-            return outcome
-        if changed:
-            try:
-                commit(self.hive, runtime.name, outcome)
-            except (StoreError, OSError):
-                runtime.state = None  # the disk still holds the last good state: start there
-                runtime.manifest = None
-                raise
-        runtime.state = outcome.state
-        runtime.late_check.clear()
-        runtime.last_text = outcome.view.text
-        self._recovered(runtime)
-        if changed:
-            log_pass(outcome)
-        self._maybe_rotate(runtime)
-        if self.models is not None:
-            # After a load from disk, and at each sweep, entries truncation condensed
-            # earlier (a restart, a closed model) are offered to the models again.
-            self.models.submit(self.hive, runtime.name, runtime.effective, runtime.state,
-                               outcome.changes.to_condense, runtime.inflight, runtime.manifest,
-                               upgrade=sweep_only or loaded)
-        return outcome
-
-    # -- model results ------------------------------------------------------------------
+        if runtime.engine is None:
+            return None  # refused settings: untouched until a reload fixes them
+        given: Input = SweepAges(reoffer=self.models is not None) if sweep_only else ReadNew()
+        return self._run(runtime, runtime.engine, given)
 
     def apply_model(self, bee: str, result: ModelResult) -> None:
-        """A model's text replaces truncation's, if what it was asked about is still there."""
+        """A model's result goes through the bee's engine like any other input."""
         runtime = self.bees.get(bee)
         if runtime is None:
             return
@@ -249,82 +150,87 @@ class HiveService(StatFallback):
             for fallback in result.fallbacks:
                 log.warning("summarizer.fallback", kind=result.kind,
                             summarizer=fallback.level, reason=fallback.reason)
-            if result.kind == "condense":
-                runtime.inflight.condense.discard((result.seqs[0], result.content))
-            else:
-                runtime.inflight.fold = False
-            state = runtime.state
-            if state is None or runtime.effective is None:
-                return
-            state.fallbacks += len(result.fallbacks)
-            cache = self.models.cache(self.hive) if self.models else None
-            ctx = context(bee, runtime.effective, time.time(),
-                          level_names(self.config, runtime.effective), cache)
-            zones = state.zones
-            if result.kind == "condense":
-                changed = take_condensed(zones, result, ctx)
-            else:
-                changed = take_folded(zones, result, ctx)
-            if changed:
-                view = render(zones, bee, runtime.effective.horizon, runtime.effective.mission)
-                try:
-                    save(self.hive, bee, state, view.text)
-                except StoreError as error:
-                    self._write_failed(runtime, str(error))
-                    runtime.state = None
-                    runtime.manifest = None
-                    return
-                runtime.last_text = view.text
-                log.info("handoff.written", chars=len(view.text), cap=view.summary.get("cap"),
-                         up_to=zones.up_to, source=result.kind)
-            if self.models is not None:
-                self.models.submit(self.hive, bee, runtime.effective, state, [],
-                                   runtime.inflight, runtime.manifest)
+        if result.kind == "condense":
+            runtime.inflight.condense.discard((result.seqs[0], result.content))
+        else:
+            runtime.inflight.fold = False
+        if runtime.engine is None:
+            return
+        self._run(runtime, runtime.engine, result)
 
-    def _may_age(self, runtime: BeeRuntime) -> bool:
-        """Whether a sweep could evict anything: a non-last exchange older than the age
-        limit, or model texts still to offer (the sweep re-offers them)."""
-        assert runtime.effective is not None
-        settings = runtime.effective.horizon
-        zones = runtime.state.zones
-        if self.models is not None and any(item.source == TRUNCATION
-                                           for item in zones.condense):
-            return bool(level_names(self.config, runtime.effective))
-        return settings.actif and has_aged(zones, settings, time.time())
+    def _run(self, runtime: BeeRuntime, engine: BeeEngine, given: Input) -> Pass | None:
+        with self.bind(runtime.name):
+            try:
+                outcome = engine.run(given, time.time())
+            except (StoreError, OSError) as error:
+                self._write_failed(runtime, str(error))
+                return None
+            except StateTooNew as error:
+                if runtime.state_error != str(error):
+                    log.error("store.state_too_new", reason=str(error))
+                runtime.state_error = str(error)
+                return None
+            except JournalError as error:
+                # A journal that is not a regular file, a link, unreadable: the bee is
+                # refused and reported until its files are fixed.
+                if runtime.state_error != str(error):
+                    log.error("bee.refused", reason=str(error))
+                runtime.state_error = str(error)
+                engine.reset()
+                return None
+            runtime.state_error = None
+            if outcome is not None:
+                self._report(runtime, given, outcome)
+            self._offer_to_models(runtime, engine, given, outcome)
+        return outcome
 
-    def _maybe_rotate(self, runtime: BeeRuntime) -> None:
-        state = runtime.state
-        checkpoint = state.checkpoint
-        if (checkpoint.segment != live_name(runtime.name)
-                or checkpoint.lines < self.config.rotation_entries
-                or runtime.manifest is None):
+    def _report(self, runtime: BeeRuntime, given: Input, outcome: Pass) -> None:
+        """Logs what the pass did (called with `hive` and `bee` bound)."""
+        for segment in outcome.finished_rotations:
+            log.warning("archive.rotation_finished", segment=segment)
+        if outcome.committed:
+            self._recovered(runtime)
+            if isinstance(given, ModelResult):
+                log.info("handoff.written", chars=len(outcome.view.text),
+                         cap=outcome.view.summary.get("cap"),
+                         up_to=outcome.state.zones.up_to, source=given.kind)
+            else:
+                log_pass(outcome)
+        elif not isinstance(given, ModelResult):
+            self._recovered(runtime)
+        if outcome.rotate_failed is not None:
+            log.error("archive.rotate_failed", reason=outcome.rotate_failed,
+                      retry_in_s=runtime.engine.rotate_retry_at - time.monotonic()
+                      if runtime.engine else 0.0)
+        moved = outcome.rotated
+        if moved is not None:
+            runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
+            log.info("archive.rotated", segment=moved.segment, lines=outcome.rotated_lines,
+                     up_to=moved.seq)
+        if outcome.write_failed is not None:
+            self._write_failed(runtime, outcome.write_failed)
+
+    def _offer_to_models(self, runtime: BeeRuntime, engine: BeeEngine, given: Input,
+                         outcome: Pass | None) -> None:
+        """After a load from disk, and at each sweep, entries truncation condensed earlier
+        (a restart, a closed model) are offered to the models again."""
+        if self.models is None or engine.state is None:
             return
-        if time.monotonic() < runtime.rotate_retry_at:
+        if isinstance(given, ModelResult):
+            self.models.submit(self.hive, runtime.name, engine.effective, engine.state, [],
+                               runtime.inflight, engine.manifest)
             return
-        try:
-            moved = rotate(self.window, runtime.name, checkpoint, runtime.manifest)
-        except OSError as error:
-            # No hard links here, a full disk...: the journal keeps growing, nothing is
-            # lost, and the rotation is tried again later.
-            runtime.rotate_retry_at = time.monotonic() + ROTATE_RETRY_S
-            log.error("archive.rotate_failed", reason=f"{error.filename}: {error.strerror}",
-                      retry_in_s=ROTATE_RETRY_S)
+        if outcome is None:
             return
-        if moved is None:
-            return
-        state.checkpoint = moved
-        if checkpoint.segment in state.segments:
-            state.segments[moved.segment] = state.segments.pop(checkpoint.segment)
-        runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
-        log.info("archive.rotated", segment=moved.segment, lines=checkpoint.lines,
-                 up_to=checkpoint.seq)
-        # The checkpoint follows the moved file; saving it now spares a restart the search.
-        save_state(self.hive, runtime.name, state)
+        self.models.submit(self.hive, runtime.name, engine.effective, engine.state,
+                           outcome.changes.to_condense, runtime.inflight, engine.manifest,
+                           upgrade=isinstance(given, SweepAges) or outcome.loaded)
 
     def _write_failed(self, runtime: BeeRuntime, reason: str) -> None:
         now = time.monotonic()
         if not runtime.write_failed or now >= runtime.retry_at:
-            log.error("store.write_failed", reason=reason, retry_in_s=runtime.backoff_s)
+            with self.bind(runtime.name):
+                log.error("store.write_failed", reason=reason, retry_in_s=runtime.backoff_s)
         runtime.write_failed = True
         runtime.retry_at = now + runtime.backoff_s
         runtime.backoff_s = min(runtime.backoff_s * 2, BACKOFF_MAX_S)
@@ -337,6 +243,17 @@ class HiveService(StatFallback):
         runtime.write_failed = False
         runtime.backoff_s = BACKOFF_MIN_S
         runtime.retry_at = 0.0
+
+    # -- the stat fallback ----------------------------------------------------------------
+
+    def changed_bees(self) -> list[str]:
+        return self.fallback.changed_bees(self.bees, self.config.rotate_wait_s)
+
+    def settings_changed(self) -> bool:
+        return self.fallback.settings_changed(list(self.bees), self.watch_mode == "poll")
+
+    def window_changed(self) -> bool:
+        return self.fallback.window_changed()
 
     # -- heartbeat ------------------------------------------------------------------------
 
@@ -365,5 +282,5 @@ class HiveService(StatFallback):
 
     def forget_states(self) -> None:
         for runtime in self.bees.values():
-            runtime.state = None
-            runtime.last_text = None
+            if runtime.engine is not None:
+                runtime.engine.reset()

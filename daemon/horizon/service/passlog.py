@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from horizon.engine.bee_pass import Pass
+from horizon.engine.stepping import Pass
 from horizon.hive.manifest import Clamp
 from horizon.service.logs import get_logger
 

@@ -4,54 +4,41 @@ filesystem) is found by comparing a few stat() results with what the daemon know
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
 from horizon.hive.layout import (
     archive_dir,
+    bee_settings_path,
     bees_dir,
     flags_path,
     hive_settings_path,
     live_name,
     phares_dir,
+    window_dir,
 )
-from horizon.hive.rotation import seal
 from horizon.service.logs import get_logger
-
-if TYPE_CHECKING:
-    from horizon.service.hive_service import BeeRuntime
+from horizon.service.runtime import BeeRuntime
 
 log = get_logger()
 
 
 class StatFallback:
-    """Mixed into HiveService: every method runs on the daemon's main loop."""
+    """One hive's stat fallback; every method runs on the daemon's main loop."""
 
-    hive: Path
-    window: Path
-    config: GlobalConfig
-    bees: dict[str, BeeRuntime]
-    settings_seen: dict[Path, tuple[int, int, int] | None]
-    watch_mode: str
-    window_seen: tuple[int, int, int] | None
+    def __init__(self, hive: Path, on_write_failed: Callable[[BeeRuntime, str], None]) -> None:
+        self.hive = hive
+        self.window = window_dir(hive)
+        self.on_write_failed = on_write_failed
+        self.settings_seen: dict[Path, tuple[int, int, int] | None] = {}
+        self.window_seen: tuple[int, int, int] | None = None
 
-    # Provided by HiveService.
-    def bind(self, bee: str | None = None) -> Any:
-        raise NotImplementedError
-
-    def settings_files(self) -> list[Path]:
-        raise NotImplementedError
-
-    def _write_failed(self, runtime: BeeRuntime, reason: str) -> None:
-        raise NotImplementedError
-
-    def changed_bees(self) -> list[str]:
+    def changed_bees(self, bees: dict[str, BeeRuntime], rotate_wait_s: float) -> list[str]:
         """Bees whose files moved since their checkpoint (what lost events would hide)."""
         changed = []
-        for name, runtime in self.bees.items():
-            state = runtime.state
+        for name, runtime in bees.items():
+            state = runtime.engine.state if runtime.engine is not None else None
             live = file_signature(runtime.live_path)
             if state is None:
                 if live is not None or runtime.dirty:
@@ -63,13 +50,14 @@ class StatFallback:
                     changed.append(name)
             elif live is not None and live[1] > 0:
                 changed.append(name)  # a new live file after a rotation
-            if self._unsealed_grew(runtime):
+            if self._unsealed_grew(runtime, rotate_wait_s):
                 changed.append(name)
         return changed
 
-    def _unsealed_grew(self, runtime: BeeRuntime) -> bool:
-        manifest = runtime.manifest
-        if manifest is None:
+    def _unsealed_grew(self, runtime: BeeRuntime, rotate_wait_s: float) -> bool:
+        engine = runtime.engine
+        manifest = engine.manifest if engine is not None else None
+        if engine is None or manifest is None:
             return False
         grew = False
         now = time.monotonic()
@@ -83,27 +71,27 @@ class StatFallback:
             if seen is None or seen[0] != size[1]:
                 runtime.quiet_since[name] = (size[1], now)
                 if size[1] > manifest.late_end(name):
-                    runtime.late_check.add(name)
+                    runtime.note_late(name)
                     grew = True
-            elif now - seen[1] >= self.config.rotate_wait_s and size[1] <= manifest.late_end(
-                    name):
-                with self.bind(runtime.name):
-                    try:
-                        seal(self.window, runtime.name, name, size[1], manifest)
-                    except OSError as error:
-                        self._write_failed(runtime, f"{error.filename}: {error.strerror}")
-                        continue
-                    runtime.quiet_since.pop(name, None)
-                    log.info("archive.sealed", segment=name, size=size[1])
+            elif now - seen[1] >= rotate_wait_s and size[1] <= manifest.late_end(name):
+                try:
+                    engine.seal(name, size[1])
+                except OSError as error:
+                    self.on_write_failed(runtime, f"{error.filename}: {error.strerror}")
+                    continue
+                runtime.quiet_since.pop(name, None)
+                log.info("archive.sealed", hive=str(self.hive), bee=runtime.name,
+                         segment=name, size=size[1])
         return grew
 
-    def settings_changed(self) -> bool:
+    def settings_changed(self, bees: list[str], polling: bool) -> bool:
         """Whether a settings or flags file changed since the last look. With inotify the
         folders' own signatures stand for their files (events cover in-place edits);
         polling alone looks at every file."""
         files = [hive_settings_path(self.hive), bees_dir(self.hive), phares_dir(self.hive)]
-        if self.watch_mode == "poll":
-            files += self.settings_files() + [flags_path(self.hive, bee) for bee in self.bees]
+        if polling:
+            files += [bee_settings_path(self.hive, bee) for bee in bees]
+            files += [flags_path(self.hive, bee) for bee in bees]
         changed = False
         for path in files:
             signature = file_signature(path)
@@ -115,3 +103,6 @@ class StatFallback:
     def window_changed(self) -> bool:
         return file_signature(self.window) != self.window_seen
 
+    def note_window(self) -> None:
+        """The window as it is now has been looked at (bees discovered)."""
+        self.window_seen = file_signature(self.window)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from horizon.core.blocks import Item
 from horizon.core.recit import Recit
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.core.summarizer import TRUNCATION, Condensed, Fallback, Folded
+from horizon.core.summarizer import Condensed, Fallback, Folded
 from horizon.core.text import flatten
 from horizon.core.truncation import Truncation
 from horizon.summarize.cache import SummaryCache
@@ -71,7 +71,7 @@ class Providers:
     def levels_for(self, effective: Effective) -> list[Level]:
         """The model levels above truncation for one bee, in cascade order."""
         levels = []
-        for name in level_names(self.config, effective):
+        for name in effective.levels:
             provider_name, _, model = name.partition("/")
             with self._lock:
                 if provider_name not in self._built:
@@ -80,25 +80,6 @@ class Providers:
                 self.breakers.setdefault(name, Breaker(self.cooldown_s))
             levels.append(Level(name, self._built[provider_name], model))
         return levels
-
-
-def level_names(config: GlobalConfig, effective: Effective) -> list[str]:
-    """The cascade above truncation: the dedicated model, then the bee's own; a provider
-    that is not configured or is switched off is never called."""
-    names: list[str] = []
-    resumeur = effective.horizon.resumeur
-    if resumeur == TRUNCATION:
-        return []
-    if resumeur != "abeille":
-        names.append(resumeur)
-    if effective.modele and effective.modele not in names:
-        names.append(effective.modele)
-    usable = []
-    for name in names:
-        provider = config.providers.get(name.partition("/")[0])  # type: ignore[call-overload]
-        if provider is not None and provider.actif:
-            usable.append(name)
-    return usable
 
 
 class Cascade:

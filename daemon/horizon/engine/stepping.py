@@ -1,5 +1,5 @@
-"""One bee's pass: read what is new, step the zones, render, write. The daemon and the
-commands both go through here, so a rebuild and an incremental run share every line.
+"""The stepping part of a bee's pass: read what is new, step the zones, render; nothing is
+written here (`BeeEngine` commits). A rebuild and an incremental run share every line.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from horizon.core.truncation import Truncation
 from horizon.core.zones import Changes, Context, Zones, step, sweep
 from horizon.hive.durable import JournalError
 from horizon.hive.flags import read_flags
+from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import window_dir
-from horizon.hive.manifest import Manifest, append_records, read_manifest
+from horizon.hive.manifest import Manifest, read_manifest
 from horizon.hive.reader import JournalReader, Notes
-from horizon.hive.store import BeeState, save
+from horizon.hive.store import BeeState
 from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import CachedSummarizer
-from horizon.summarize.cascade import level_names
 
 REJECTION_EXAMPLES = 10
 
@@ -46,23 +46,31 @@ class Pass:
     rejections: Counter[str] = field(default_factory=Counter)
     first_rejected: list[int] = field(default_factory=list)
     missing_segment: str | None = None
+    # Filled in by BeeEngine: what the rest of the pass did with the files.
+    loaded: bool = False  # the state came from the files at this pass (not from memory)
+    finished_rotations: list[str] = field(default_factory=list)
+    committed: bool = False
+    rotated: Checkpoint | None = None  # the live journal moved to this segment
+    rotated_lines: int = 0
+    rotate_failed: str | None = None
+    write_failed: str | None = None  # the state after a rotation could not be saved
 
 
-def settings_key(effective: Effective, flags: dict[int, str], levels: list[str]) -> str:
+def settings_key(effective: Effective, flags: dict[int, str]) -> str:
     """A digest of everything the zones depend on besides the journal."""
     payload = msgspec.json.encode(
         {"horizon": effective.horizon, "mission": effective.mission,
-         "flags": sorted(flags.items()), "levels": levels}
+         "flags": sorted(flags.items()), "levels": list(effective.levels)}
     )
     return hashlib.blake2b(payload, digest_size=12).hexdigest()
 
 
-def context(bee: str, effective: Effective, now: float, levels: list[str] | None = None,
+def context(bee: str, effective: Effective, now: float,
             cache: SummaryCache | None = None) -> Context:
     """The step context: with model levels, texts come from the cache or truncation."""
     summarizer: Summarizer = Truncation(effective.horizon.ligne_max)
-    if levels:
-        summarizer = CachedSummarizer(levels, effective.horizon, cache)
+    if effective.levels:
+        summarizer = CachedSummarizer(list(effective.levels), effective.horizon, cache)
     return Context(bee, effective.horizon, summarizer, now, effective.mission)
 
 
@@ -70,27 +78,28 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              state: BeeState | None, *, read_time: float | None = None,
              manifest: Manifest | None = None, late_segments: set[str] | None = None,
              on_record: Callable[[Entry | Rejection], None] | None = None,
-             cache: SummaryCache | None = None) -> Pass:
+             cache: SummaryCache | None = None, finish_in_memory: bool = False) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
     `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
-    The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
+    `finish_in_memory`: read an interrupted rotation as if it were finished (readers that
+    must not write give the seqs the daemon will give). The pass mutates `state` and
+    `manifest`: on a failed commit the caller drops both.
     """
     window = window_dir(hive)
     flags = read_flags(hive, bee)
-    levels = level_names(config, effective)
-    key = settings_key(effective, flags, levels)
+    key = settings_key(effective, flags)
     if manifest is None:
         manifest = read_manifest(window, bee)
     rebuilt = state is None or state.settings_key != key
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
-    ctx = context(bee, effective, now, levels, cache)
+    ctx = context(bee, effective, now, cache)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
-                       late_segments, on_record)
+                       late_segments, on_record, finish_in_memory)
     try:
         reading.run()
     except JournalError as error:
@@ -122,13 +131,15 @@ class _Reading:
     ctx: Context
     late_segments: set[str] | None
     on_record: Callable[[Entry | Rejection], None] | None
+    finish_in_memory: bool
 
     def run(self) -> None:
         outcome = self.outcome
         state = outcome.state
         reader = JournalReader(self.window, self.bee, state.checkpoint,
                                self.config.max_line_bytes, self.read_time, outcome.manifest,
-                               self.flags, self.late_segments)
+                               self.flags, self.late_segments,
+                               finish_in_memory=self.finish_in_memory)
         zones: Zones = state.zones
         for record in reader:
             step(zones, record, self.ctx, outcome.changes)
@@ -181,9 +192,3 @@ def _keep_segments_in_use(state: BeeState) -> None:
 
     state.segments = {name: bounds for name, bounds in state.segments.items()
                       if in_use(name, *bounds)}
-
-
-def commit(hive: Path, bee: str, outcome: Pass) -> None:
-    """Durable in order: manifest records, then handoff.md, then the state and checkpoint."""
-    append_records(window_dir(hive), bee, outcome.notes.records)
-    save(hive, bee, outcome.state, outcome.view.text)

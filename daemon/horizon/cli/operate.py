@@ -1,33 +1,27 @@
-"""The one-shot commands: render, rebuild, phare, config, check (status lives in `status`)."""
+"""The commands that act on a hive: rebuild, phare, config, check, and starting the daemon
+or the demo."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
-from horizon.cli import status as status_command
-from horizon.cli.demo import DemoError
+from horizon.cli.common import bee_settings, load_config, reported
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.entries import Entry, Rejection, format_instant
-from horizon.core.render import render as render_view
-from horizon.core.settings import Effective, GlobalConfig, SettingsError
-from horizon.core.zones import sweep
-from horizon.engine.bee_pass import commit, context, run_pass, settings_key
-from horizon.hive.discovery import HiveError, discover, require_bee, require_hive
-from horizon.hive.durable import JournalError, StoreError
+from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
+from horizon.hive.discovery import discover, require_bee, require_hive
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
 from horizon.hive.journal import Checkpoint, line_hash
+from horizon.hive.layout import window_dir
 from horizon.hive.lock import HiveLock, HiveLocked, holder
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader
-from horizon.hive.rotation import finish_rotations
 from horizon.hive.settings_files import (
     bee_file,
     config_path,
@@ -37,63 +31,7 @@ from horizon.hive.settings_files import (
     load_global,
     load_hive_layer,
 )
-from horizon.hive.store import StateTooNew, load_state
 from horizon.summarize.cache import hive_cache
-from horizon.summarize.cascade import level_names
-
-
-@contextlib.contextmanager
-def reported() -> Iterator[None]:
-    """Turn the operator-facing failures of the core into one clear line each."""
-    try:
-        yield
-    except (HiveError, SettingsError, StoreError, HiveLocked, StateTooNew,
-            JournalError, DemoError) as error:
-        raise UserError(str(error)) from None
-    except OSError as error:
-        where = f"{error.filename}: " if error.filename else ""
-        raise UserError(f"{where}{error.strerror or error}") from None
-
-
-def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
-    path = config_path(args.config)
-    with reported():
-        if path is not None and not path.exists():
-            raise UserError(f"{path}: config file not found")
-        return load_global(path), config_source(path)
-
-
-def bee_settings(config: GlobalConfig, source: str, hive: Path, bee: str) -> Effective:
-    with reported():
-        return effective_settings(config, source, hive, bee)
-
-
-def render(args: argparse.Namespace) -> int:
-    config, source = load_config(args)
-    with reported():
-        hive = require_hive(args.hive)
-        bee = require_bee(hive, args.bee)
-        effective = bee_settings(config, source, hive, bee)
-        state = load_state(hive, bee)
-        stale = state is None or state.settings_key != settings_key(
-            effective, read_flags(hive, bee), level_names(config, effective))
-        now = args.now if args.now is not None else args.wall_now
-        if state is None or stale or args.fresh:
-            # Nothing usable on disk (or --fresh): compute in memory, write nothing.
-            view = run_pass(hive, bee, config, effective, now, state,
-                            read_time=args.wall_now,
-                            cache=hive_cache(hive, create=False)).view
-        else:
-            if args.now is not None:
-                sweep(state.zones, context(bee, effective, args.now,
-                                           level_names(config, effective),
-                                           hive_cache(hive, create=False)))
-            view = render_view(state.zones, bee, effective.horizon, effective.mission)
-    if args.json:
-        print(json.dumps(view.summary, ensure_ascii=False, indent=2))
-    else:
-        sys.stdout.write(view.text)
-    return EXIT_OK
 
 
 def rebuild(args: argparse.Namespace) -> int:
@@ -110,11 +48,9 @@ def rebuild(args: argparse.Namespace) -> int:
             try:
                 with reported():
                     effective = effective_settings(config, source, hive, bee)
-                    # A rotation a crash interrupted is finished first, as the daemon would.
-                    finish_rotations(hive / "window", bee, read_manifest(hive / "window", bee))
-                    outcome = run_pass(hive, bee, config, effective, now, None,
-                                       read_time=args.wall_now, cache=cache)
-                    commit(hive, bee, outcome)
+                    engine = BeeEngine(hive, bee, config, effective, cache=cache)
+                    outcome = engine.run(Rebuild(), now, args.wall_now)
+                    assert outcome is not None
             except UserError as error:
                 print(f"horizon: {bee}: {error}", file=sys.stderr)
                 failed = True
@@ -131,10 +67,12 @@ def rebuild(args: argparse.Namespace) -> int:
 
 def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
                ) -> tuple[Entry | Rejection, bytes | None]:
-    """The record given `seq` and its bytes, read as the daemon reads (manifest included)."""
-    window = hive / "window"
-    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, time.time(),
-                           read_manifest(window, bee), {}, late_segments=set())
+    """The record given `seq` and its bytes, with the seqs the daemon gives (the manifest,
+    and an interrupted rotation read as if finished)."""
+    window = window_dir(hive)
+    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, 0.0,
+                           read_manifest(window, bee), {}, late_segments=set(),
+                           finish_in_memory=True)
     reader.raw_wanted = seq
     last = 0
     for record in reader:
@@ -166,14 +104,17 @@ def phare(args: argparse.Namespace) -> int:
         if daemon is not None:
             print(f"the daemon (pid {daemon}) applies it to handoff.md")
             return EXIT_OK
-        with contextlib.suppress(HiveLocked):
+        try:
             lock = HiveLock(hive)
-            try:
-                effective = effective_settings(config, source, hive, bee)
-                commit(hive, bee, run_pass(hive, bee, config, effective, args.wall_now, None,
-                                           cache=hive_cache(hive)))
-            finally:
-                lock.release()
+        except HiveLocked:
+            return EXIT_OK  # a daemon started meanwhile: it applies the flag
+        cache = hive_cache(hive)
+        try:
+            effective = effective_settings(config, source, hive, bee)
+            BeeEngine(hive, bee, config, effective, cache=cache).run(ReadNew(), args.wall_now)
+        finally:
+            cache.close()
+            lock.release()
     return EXIT_OK
 
 
@@ -238,11 +179,6 @@ def check(args: argparse.Namespace) -> int:
     for problem in dict.fromkeys(problems):  # a hive file's error would repeat per bee
         print(f"error: {problem}", file=sys.stderr)
     return EXIT_PROBLEM if problems else EXIT_OK
-
-
-def status(args: argparse.Namespace) -> int:
-    config, _ = load_config(args)
-    return status_command.run(args, config)
 
 
 def run(args: argparse.Namespace) -> int:

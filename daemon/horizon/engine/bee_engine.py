@@ -1,0 +1,253 @@
+"""One bee's pass, end to end, for the daemon and every command.
+
+`BeeEngine` is the only writer of a bee's `state.json` and `handoff.md` and the only
+place a pass is put together: load the state, finish interrupted rotations, read what is
+new, step the zones, render, commit (manifest records, then the view and the state), and
+rotate the live journal when it is due. A model's result is one more input to the same
+unit. Read-only engines (`render`, the recall commands) write nothing and never finish a
+rotation: they read an interrupted one as if it were finished, so their seqs are the ones
+the daemon will give.
+
+The daemon keeps one engine per bee between passes (its state and manifest stay in
+memory); a command makes one, runs it once and drops it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from horizon.core.entries import Entry, Rejection
+from horizon.core.render import View, render
+from horizon.core.settings import Effective, GlobalConfig
+from horizon.core.summarizer import TRUNCATION, ModelResult
+from horizon.core.upgrades import take_condensed, take_folded
+from horizon.core.zones import Changes, has_aged, sweep
+from horizon.engine.stepping import Pass, context, run_pass, settings_key
+from horizon.hive.durable import StoreError
+from horizon.hive.flags import read_flags
+from horizon.hive.layout import live_name, window_dir
+from horizon.hive.manifest import Manifest, append_records, read_manifest
+from horizon.hive.rotation import finish_rotations, rotate, seal
+from horizon.hive.store import BeeState, load_state, read_handoff, save, save_state
+from horizon.summarize.cache import SummaryCache
+
+ROTATE_RETRY_S = 60.0
+
+
+@dataclass(frozen=True)
+class ReadNew:
+    """Read the lines written since the checkpoint (the usual pass)."""
+
+
+@dataclass(frozen=True)
+class SweepAges:
+    """Apply age eviction without a new line; skipped when nothing can have aged.
+
+    `reoffer`: truncated texts are offered to the models again at each sweep, so a sweep
+    is due whenever the zones still hold one.
+    """
+
+    reoffer: bool = False
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """Forget the derived state and read the whole history again."""
+
+
+Input = ReadNew | SweepAges | Rebuild | ModelResult
+
+
+class BeeEngine:
+    """Owns one bee's derived state and every pass over it."""
+
+    def __init__(self, hive: Path, bee: str, config: GlobalConfig, effective: Effective, *,
+                 cache: SummaryCache | None = None, writes: bool = True,
+                 on_record: Callable[[Entry | Rejection], None] | None = None) -> None:
+        self.hive = hive
+        self.bee = bee
+        self.window = window_dir(hive)
+        self.config = config
+        self.effective = effective
+        self.cache = cache
+        self.writes = writes
+        self.on_record = on_record  # sees every record read, in seq order (recall, tests)
+        self.state: BeeState | None = None
+        self.manifest: Manifest | None = None
+        self.shown: str | None = None  # handoff.md as on disk: rewritten only when it changes
+        # Rotated segments to look at for late lines at the next pass (events, the poll).
+        self.late_check: set[str] = set()
+        self.rotate_retry_at = 0.0
+
+    def reset(self) -> None:
+        """Drop what is in memory: the next pass starts from the files."""
+        self.state = None
+        self.manifest = None
+        self.shown = None
+
+    # -- the pass -------------------------------------------------------------------------
+
+    def run(self, given: Input, now: float, read_time: float | None = None) -> Pass | None:
+        """One pass at `now` (`read_time`, the wall clock, is what clamps a `ts` in the
+        future). None when there was nothing to do. A failed commit raises StoreError or
+        OSError, and the engine starts again from the files at its next pass.
+        """
+        if isinstance(given, ModelResult):
+            return self._take_model(given, now)
+        if (isinstance(given, SweepAges) and self.state is not None
+                and not self.may_age(now, given.reoffer)):
+            return None  # nothing in net can have aged: a sweep costs one comparison
+        finished = self._load_manifest()
+        loaded = self.state is None or isinstance(given, Rebuild)
+        if isinstance(given, Rebuild):
+            self.state = None
+            self.late_check |= set(self._manifest().rotated)
+        elif self.state is None:
+            self.state = load_state(self.hive, self.bee)
+            self.late_check |= set(self._manifest().rotated)  # catch up on every segment
+            if self.writes:
+                self.shown = read_handoff(self.hive, self.bee)
+        manifest = self._manifest()
+        late = None if not self.late_check else (
+            self.late_check | {name for name in manifest.rotated if name not in manifest.sealed})
+        outcome = run_pass(self.hive, self.bee, self.config, self.effective, now, self.state,
+                           read_time=read_time, manifest=manifest, late_segments=late,
+                           on_record=self.on_record, cache=self.cache,
+                           finish_in_memory=not self.writes)
+        outcome.loaded = loaded
+        outcome.finished_rotations = finished
+        self.manifest = outcome.manifest  # a retried pass starts from a fresh one
+        changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
+                       or outcome.rebuilt or outcome.view.text != self.shown)
+        if self.writes and changed:
+            self._commit(outcome)
+        self.state = outcome.state
+        self.late_check.clear()
+        self.shown = outcome.view.text
+        if self.writes and not isinstance(given, Rebuild):
+            self._rotate_if_due(outcome)  # a rebuild only rebuilds the derived files
+        return outcome
+
+    def may_age(self, now: float, reoffer: bool) -> bool:
+        """Whether a sweep could change anything: a non-last exchange older than the age
+        limit, or (`reoffer`) a truncated text the models could still replace."""
+        assert self.state is not None
+        zones = self.state.zones
+        settings = self.effective.horizon
+        if reoffer and any(item.source == TRUNCATION for item in zones.condense):
+            return bool(self.effective.levels)
+        return settings.actif and has_aged(zones, settings, now)
+
+    def stale(self) -> bool:
+        """Whether the state on disk was made with other settings or flags than today's."""
+        state = self._loaded()
+        return state is None or state.settings_key != settings_key(
+            self.effective, read_flags(self.hive, self.bee))
+
+    def current_view(self, now: float, read_time: float, *, fresh: bool,
+                     sweep_at: float | None = None) -> View:
+        """The view as the bee reads it (`handoff.md`'s text), computed in memory when
+        nothing usable is derived yet; `fresh` also folds in complete lines not yet read.
+        Writes nothing, whatever the engine's mode."""
+        state = self._loaded()
+        if state is None or fresh or self.stale():
+            writes, self.writes = self.writes, False
+            try:
+                outcome = self.run(ReadNew(), now, read_time)
+            finally:
+                self.writes = writes
+            assert outcome is not None
+            return outcome.view
+        if sweep_at is not None:
+            sweep(state.zones, context(self.bee, self.effective, sweep_at, self.cache))
+        return render(state.zones, self.bee, self.effective.horizon, self.effective.mission)
+
+    def seal(self, segment: str, size: int) -> None:
+        """Record that a rotated segment stayed quiet at `size` bytes."""
+        seal(self.window, self.bee, segment, size, self._manifest())
+
+    # -- model results ----------------------------------------------------------------------
+
+    def _take_model(self, result: ModelResult, now: float) -> Pass | None:
+        """A model's text replaces truncation's, if what it was asked about is still there."""
+        state = self.state
+        if state is None:
+            return None
+        state.fallbacks += len(result.fallbacks)
+        ctx = context(self.bee, self.effective, now, self.cache)
+        if result.kind == "condense":
+            changed = take_condensed(state.zones, result, ctx)
+        else:
+            changed = take_folded(state.zones, result, ctx)
+        if not changed:
+            return None
+        view = render(state.zones, self.bee, self.effective.horizon, self.effective.mission)
+        outcome = Pass(state, view, Changes(), self._manifest())
+        if self.writes:
+            self._commit(outcome)
+        self.shown = view.text
+        return outcome
+
+    # -- files ------------------------------------------------------------------------------
+
+    def _loaded(self) -> BeeState | None:
+        if self.state is None:
+            self.state = load_state(self.hive, self.bee)
+        return self.state
+
+    def _manifest(self) -> Manifest:
+        if self.manifest is None:
+            self.manifest = read_manifest(self.window, self.bee)
+        return self.manifest
+
+    def _load_manifest(self) -> list[str]:
+        """The manifest, read once; a writing engine first finishes the rotations a crash
+        interrupted (the segments it finished)."""
+        if self.manifest is not None:
+            return []
+        manifest = self._manifest()
+        return finish_rotations(self.window, self.bee, manifest) if self.writes else []
+
+    def _commit(self, outcome: Pass) -> None:
+        """Durable in order: manifest records, then handoff.md, then the state."""
+        try:
+            append_records(self.window, self.bee, outcome.notes.records)
+            save(self.hive, self.bee, outcome.state, outcome.view.text)
+        except (StoreError, OSError):
+            self.reset()  # the disk still holds the last good state: start there
+            raise
+        outcome.committed = True
+
+    def _rotate_if_due(self, outcome: Pass) -> None:
+        """Move the live journal to the next archive segment once it holds
+        `rotation_entries` lines. A failure loses nothing: the journal keeps growing and
+        the rotation is tried again after `ROTATE_RETRY_S`."""
+        state = self.state
+        assert state is not None
+        checkpoint = state.checkpoint
+        if (checkpoint.segment != live_name(self.bee)
+                or checkpoint.lines < self.config.rotation_entries
+                or time.monotonic() < self.rotate_retry_at):
+            return
+        try:
+            moved = rotate(self.window, self.bee, checkpoint, self._manifest())
+        except OSError as error:
+            self.rotate_retry_at = time.monotonic() + ROTATE_RETRY_S
+            outcome.rotate_failed = f"{error.filename}: {error.strerror}"
+            return
+        if moved is None:
+            return
+        state.checkpoint = moved
+        if checkpoint.segment in state.segments:
+            state.segments[moved.segment] = state.segments.pop(checkpoint.segment)
+        outcome.rotated = moved
+        outcome.rotated_lines = checkpoint.lines
+        try:
+            # The checkpoint follows the moved file; saving it now spares a restart the
+            # search (the state on disk still resolves it through the manifest).
+            save_state(self.hive, self.bee, state)
+        except StoreError as error:
+            outcome.write_failed = str(error)

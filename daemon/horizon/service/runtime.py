@@ -1,0 +1,42 @@
+"""What the daemon keeps in memory for one bee between passes, beside its engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from horizon.core.settings import Effective
+from horizon.engine.bee_engine import BeeEngine
+from horizon.service.modelwork import InFlight
+
+BACKOFF_MIN_S = 1.0
+BACKOFF_MAX_S = 60.0
+
+
+@dataclass
+class BeeRuntime:
+    """A served bee: its engine (once its settings loaded), when its next pass is due, and
+    what went wrong."""
+
+    name: str
+    live_path: str = ""  # the live journal, as the stat fallback looks at it each poll
+    engine: BeeEngine | None = None
+    settings_error: str | None = None
+    state_error: str | None = None
+    dirty: bool = False
+    first_dirty: float | None = None
+    last_write: float | None = None
+    # Rotated segments and when their size last changed: quiet long enough, they are sealed.
+    quiet_since: dict[str, tuple[int, float]] = field(default_factory=dict)
+    write_failed: bool = False
+    backoff_s: float = BACKOFF_MIN_S
+    retry_at: float = 0.0
+    inflight: InFlight = field(default_factory=InFlight)
+
+    @property
+    def effective(self) -> Effective | None:
+        return self.engine.effective if self.engine is not None else None
+
+    def note_late(self, segment: str) -> None:
+        """A rotated segment changed: the next pass looks at it for late lines."""
+        if self.engine is not None:
+            self.engine.late_check.add(segment)
