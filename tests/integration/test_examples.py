@@ -22,7 +22,7 @@ from horizon.hive.journal import Checkpoint
 from horizon.hive.manifest import Clamp, Manifest
 from horizon.hive.reader import JournalReader
 from horizon.hive.settings_files import effective_settings, load_global
-from horizon.hive.store import BeeState
+from horizon.hive.store import STATE_FORMAT, BeeState, StateTooNew, load_state
 
 NOW = datetime(2026, 7, 10, 12, 0, tzinfo=UTC).timestamp()
 HOUR = 3600.0
@@ -741,3 +741,37 @@ def test_rebuilding_at_an_earlier_now_records_no_clock_skew(tmp_path: Path) -> N
     assert outcome.notes.records == []
     assert not (hive / "window" / "archive" / "mia-segments.jsonl").exists()
     assert outcome.state.zones.at == wall - 60
+
+
+# --- state.json of another format --------------------------------------------------------
+
+
+def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
+    """Format 1 kept the models' fold queue inside the zones; format 2 keeps it beside
+    them. A format-1 state is read as no state: the engine rebuilds, and says so."""
+    hive = make_hive(tmp_path, [entry(f"q{n}") for n in range(12)], bee_toml=HORIZON_ON)
+    current = engine_pass(hive)
+    path = hive / "horizon" / BEE / "state.json"
+    previous = json.loads(path.read_bytes())
+    folds = previous.pop("folds")
+    previous["format"] = 1
+    previous["zones"]["pending_folds"] = folds["batches"]
+    previous["zones"]["chain"] = folds["chain"]
+    path.write_text(json.dumps(previous), encoding="utf-8")
+
+    assert load_state(hive, BEE) is None
+    again = engine_pass(hive)
+    assert again.rebuilt
+    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 2
+    assert msgspec.to_builtins(again.state) == msgspec.to_builtins(current.state)
+
+
+def test_a_state_of_a_newer_format_is_left_untouched(tmp_path: Path) -> None:
+    hive = make_hive(tmp_path, [entry("q")], bee_toml=HORIZON_ON)
+    engine_pass(hive)
+    path = hive / "horizon" / BEE / "state.json"
+    newer = {**json.loads(path.read_bytes()), "format": STATE_FORMAT + 1}
+    path.write_text(json.dumps(newer), encoding="utf-8")
+    with pytest.raises(StateTooNew):
+        engine_pass(hive)
+    assert json.loads(path.read_bytes()) == newer

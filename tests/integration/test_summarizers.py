@@ -253,7 +253,7 @@ def test_each_failure_mode_is_a_provider_error_with_a_short_reason(
 @pytest.mark.parametrize("wire", WIRES)
 def test_a_good_dedicated_model_condenses(wire: str, sites: Any) -> None:
     dedicated, bee = sites(wire, model="dedie"), sites(other(wire), model="abeille")
-    condensed, fallbacks = cascade_of(dedicated, bee).condense(item(1), ANSWER)
+    condensed, fallbacks = cascade_of(dedicated, bee).ask_condense(item(1), ANSWER)
     assert (condensed.text, condensed.level) == (CONDENSED, level(dedicated))
     assert fallbacks == []
     assert bee.calls() == 0
@@ -268,7 +268,7 @@ def test_a_good_dedicated_model_condenses(wire: str, sites: Any) -> None:
 def test_a_failing_dedicated_model_falls_back_to_the_bees_model(
         wire: str, mode: str, sites: Any) -> None:
     dedicated, bee = sites(wire, mode, "dedie"), sites(other(wire), model="abeille")
-    condensed, fallbacks = cascade_of(dedicated, bee).condense(item(1), ANSWER)
+    condensed, fallbacks = cascade_of(dedicated, bee).ask_condense(item(1), ANSWER)
     assert (condensed.text, condensed.level) == (CONDENSED, level(bee))
     assert [f.level for f in fallbacks] == [level(dedicated)]
     expected = "over-long" if mode == "overlong" else FAILURES[mode]
@@ -281,7 +281,7 @@ def test_both_models_failing_condense_by_truncation(wire: str, mode: str, sites:
     dedicated, bee = sites(wire, mode, "dedie"), sites(other(wire), mode, "abeille")
     original = item(1)
     shown = item(1, answer="déjà tronqué")  # what the zone held: the cascade uses the original
-    condensed, fallbacks = cascade_of(dedicated, bee).condense(shown, original.answer)
+    condensed, fallbacks = cascade_of(dedicated, bee).ask_condense(shown, original.answer)
     assert condensed.level == TRUNCATION
     assert condensed.text.startswith("J'ai écrit honey/page.html")
     assert condensed.text.endswith("…")
@@ -292,7 +292,7 @@ def test_both_models_failing_condense_by_truncation(wire: str, mode: str, sites:
 
 def test_the_bees_model_alone_is_the_cascade_with_resumeur_abeille(sites: Any) -> None:
     bee = sites("ollama", model="m1")
-    condensed, _ = cascade_of(None, bee).condense(item(1), ANSWER)
+    condensed, _ = cascade_of(None, bee).ask_condense(item(1), ANSWER)
     assert condensed.level == "ollama/m1"
 
 
@@ -305,7 +305,7 @@ def test_a_good_fold_keeps_the_free_sections_and_ignores_mission_and_paroles(
         wire: str, sites: Any) -> None:
     dedicated = sites(wire, model="dedie")
     batch = [item(2, "condensé deux"), item(3, "condensé trois")]
-    folded, fallbacks = cascade_of(dedicated, None).fold(recit_before(), batch)
+    folded, fallbacks = cascade_of(dedicated, None).ask_fold(recit_before(), batch)
     assert fallbacks == []
     assert folded.level == level(dedicated)
     assert set(folded.recit.sections) == set(FREE_SECTIONS)
@@ -326,14 +326,14 @@ def test_a_fold_that_fails_falls_back_one_level_then_to_truncation(
         wire: str, mode: str, sites: Any) -> None:
     dedicated, bee = sites(wire, mode, "dedie"), sites(other(wire), model="abeille")
     batch = [item(2, "condensé deux")]
-    folded, fallbacks = cascade_of(dedicated, bee).fold(recit_before(), batch)
+    folded, fallbacks = cascade_of(dedicated, bee).ask_fold(recit_before(), batch)
     assert folded.level == level(bee)
     assert [f.level for f in fallbacks] == [level(dedicated)]
     if mode in ("missing_sections", "overlong"):
         assert "malformed récit" in fallbacks[0].reason
 
     dedicated, bee = sites(wire, mode, "dedie"), sites(other(wire), mode, "abeille")
-    folded, fallbacks = cascade_of(dedicated, bee).fold(recit_before(), batch)
+    folded, fallbacks = cascade_of(dedicated, bee).ask_fold(recit_before(), batch)
     assert folded.level == TRUNCATION
     assert [f.level for f in fallbacks] == [level(dedicated), level(bee)]
     assert folded.recit.lines_of("Fichiers")[0].text == "honey/ancien.html (#1)"
@@ -352,7 +352,7 @@ class LongRecitServer(ModelServer):
 def test_a_well_formed_recit_over_its_budget_falls_back() -> None:
     with serving(LongRecitServer("ollama", "m1")) as server:
         site = Site("ollama", "m1", "good", server, server.url)
-        folded, fallbacks = cascade_of(site, None).fold(recit_before(), [item(2)])
+        folded, fallbacks = cascade_of(site, None).ask_fold(recit_before(), [item(2)])
     assert folded.level == TRUNCATION
     assert "over-long récit" in fallbacks[0].reason
 
@@ -380,7 +380,7 @@ def test_a_dead_server_costs_one_call_per_cooldown(mode: str, sites: Any) -> Non
     started = time.monotonic()
     reasons = []
     for seq in range(1, 11):
-        condensed, fallbacks = cascade.condense(item(seq), ANSWER)
+        condensed, fallbacks = cascade.ask_condense(item(seq), ANSWER)
         assert condensed.level == TRUNCATION
         reasons += [f.reason for f in fallbacks]
     elapsed = time.monotonic() - started
@@ -399,19 +399,19 @@ def test_the_breaker_skips_to_the_next_level_and_reopens_after_the_cooldown(
     registry = Providers(config, cooldown_s=0.5)
     cascade = cascade_of(dedicated, bee, registry=registry)
     for seq in range(1, 6):
-        assert cascade.condense(item(seq), ANSWER)[0].level == "ollama/abeille"
+        assert cascade.ask_condense(item(seq), ANSWER)[0].level == "ollama/abeille"
     assert dedicated.calls() == 1
     assert bee.calls() == 5
     # Another bee sharing the providers sees the same open circuit.
     neighbour = cascade_of(dedicated, bee, registry=registry)
-    assert neighbour.condense(item(6), ANSWER)[0].level == "ollama/abeille"
+    assert neighbour.ask_condense(item(6), ANSWER)[0].level == "ollama/abeille"
     assert dedicated.calls() == 1
     # After the cool-down the model is tried again; a success closes the breaker.
     assert dedicated.server is not None
     dedicated.server.mode = "good"
     time.sleep(0.6)
     for seq in range(7, 10):
-        assert cascade.condense(item(seq), ANSWER)[0].level == "openai/dedie"
+        assert cascade.ask_condense(item(seq), ANSWER)[0].level == "openai/dedie"
     assert dedicated.calls() == 4
 
 
@@ -423,9 +423,9 @@ def test_the_api_key_appears_in_no_reason(mode: str, sites: Any) -> None:
     site = sites("openai", mode)
     cascade = cascade_of(site, None)
     said: list[str] = []
-    condensed, fallbacks = cascade.condense(item(1), ANSWER)
+    condensed, fallbacks = cascade.ask_condense(item(1), ANSWER)
     said += [condensed.text, *(f"{f.level} {f.reason}" for f in fallbacks)]
-    folded, fallbacks = cascade.fold(recit_before(), [item(2)])
+    folded, fallbacks = cascade.ask_fold(recit_before(), [item(2)])
     said += [repr(folded), *(f"{f.level} {f.reason}" for f in fallbacks)]
     assert said
     assert not [text for text in said if KEY in text]
@@ -441,7 +441,7 @@ def test_credentials_in_a_provider_url_stay_out_of_the_reasons() -> None:
     horizon = settings(resumeur="ollama/m1")
     cascade = Cascade(registry.levels_for(with_levels(config, Effective(horizon, {}, None, None))),
                       registry.breakers, horizon, None)
-    _, fallbacks = cascade.condense(item(1), ANSWER)
+    _, fallbacks = cascade.ask_condense(item(1), ANSWER)
     assert fallbacks
     assert not [f for f in fallbacks if "hunter2" in f.reason]
 
@@ -454,9 +454,9 @@ def test_the_cache_answers_the_same_exchange_without_a_call(tmp_path: Path, site
     cache = SummaryCache(tmp_path / "summaries.sqlite")
     try:
         cascade = cascade_of(site, None, cache=cache)
-        first, _ = cascade.condense(item(1), ANSWER)
+        first, _ = cascade.ask_condense(item(1), ANSWER)
         rebuilt = msgspec.structs.replace(item(1), seq=99, answer="autre texte tronqué")
-        again, _ = cascade.condense(rebuilt, ANSWER)
+        again, _ = cascade.ask_condense(rebuilt, ANSWER)
         # Same content hash as #1 (a rebuild, a restart): no second call.
         assert (again.text, again.level) == (first.text, first.level) == (CONDENSED, "ollama/m1")
         assert site.calls() == 1
@@ -464,7 +464,7 @@ def test_the_cache_answers_the_same_exchange_without_a_call(tmp_path: Path, site
         assert hot.condense(item(1)).level == "ollama/m1"
         assert hot.condense(item(2)).level == TRUNCATION  # never asked: truncation, no call
         batch = [item(3, "condensé")]
-        folded, _ = cascade.fold(recit_before(), batch)
+        folded, _ = cascade.ask_fold(recit_before(), batch)
         assert hot.fold(recit_before(), batch).level == folded.level == "ollama/m1"
         assert site.calls() == 2
     finally:
@@ -476,11 +476,11 @@ def test_a_new_prompt_version_does_not_reuse_old_texts(
     site = sites("ollama")
     cache = SummaryCache(tmp_path / "summaries.sqlite")
     try:
-        cascade_of(site, None, cache=cache).condense(item(1), ANSWER)
+        cascade_of(site, None, cache=cache).ask_condense(item(1), ANSWER)
         monkeypatch.setattr("horizon.summarize.keys.PROMPT_VERSION", "next")
         hot = CachedSummarizer(["ollama/m1"], settings(), cache)
         assert hot.condense(item(1)).level == TRUNCATION
-        cascade_of(site, None, cache=cache).condense(item(1), ANSWER)
+        cascade_of(site, None, cache=cache).ask_condense(item(1), ANSWER)
         assert site.calls() == 2
     finally:
         cache.close()
@@ -561,4 +561,4 @@ def test_no_model_configured_means_no_call_at_all(
     assert bool(posted) is calls
     if not calls:
         assert outcome.changes.to_condense == []
-        assert outcome.state.zones.pending_folds == []
+        assert outcome.state.folds.batches == []

@@ -9,6 +9,7 @@ only (no model), so a whole history is one left fold of `reference_step`.
 from __future__ import annotations
 
 import bisect
+import copy
 import hashlib
 
 from horizon.core.blocks import Item, condensed_block, header, net_block, notice
@@ -107,11 +108,17 @@ def reference_fold(recit: Recit, batch: list[Item], ligne_max: int) -> Recit:
 class Reference:
     """One bee's zones, stepped one record at a time by the rules as written."""
 
-    def __init__(self, bee: str, settings: HorizonSettings, mission: str | None) -> None:
+    def __init__(self, bee: str, settings: HorizonSettings, mission: str | None,
+                 models: bool = False) -> None:
         self.bee = bee
         self.settings = settings
         self.mission = mission
         self.zones = Zones()
+        # With models configured (and nothing in their cache), every fold is owed to them:
+        # the batches since the queue started, and the récit it started from.
+        self.models = models
+        self.owed: list[list[Item]] = []
+        self.chain: Recit | None = None
 
     def step(self, record: Entry | Rejection, now: float) -> None:
         zones = self.zones
@@ -199,6 +206,12 @@ class Reference:
         folding.sort(key=lambda item: item.seq)
         zones.condense = [item for item in zones.condense if item not in folding]
         zones.condense_chars = sum(item.chars for item in zones.condense)
+        if self.models:
+            if not self.owed:
+                self.chain = zones.recit
+            self.owed.append([copy.copy(item) for item in folding])
+            if len(self.owed) > 32:  # the models are too far behind: the queue is dropped
+                self.owed, self.chain = [], None
         folded = reference_fold(zones.recit, folding, settings.ligne_max)
         quotes = tuple(Quote(item.seq, item.question) for item in folding
                        if item.lighthouse and item.question.strip())

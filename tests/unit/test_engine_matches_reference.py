@@ -23,9 +23,9 @@ from horizon.core.blocks import (
 from horizon.core.entries import INSTANT_CHARS, LATEST, Entry, format_instant
 from horizon.core.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
 from horizon.core.settings import HorizonSettings
-from horizon.core.summarizer import Summarizer
 from horizon.core.text import named_paths
 from horizon.core.truncation import _FAILURE, Truncation, next_step, reports_failure
+from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zones import (
     Context,
     Zones,
@@ -134,24 +134,26 @@ def test_the_zones_are_those_of_the_rules_as_written(entries: list[Entry],
     models configured and nothing in their cache yet, what is shown is truncation's."""
     entries = _out_of_order(entries, shifts)
     zones = Zones()
-    reference = Reference(BEE, horizon, mission)
+    queue = FoldQueue()
+    reference = Reference(BEE, horizon, mission, models)
     start = 0
     now = max(entry.instant for entry in entries)
     for size, hours in [*passes, (len(entries), 0.0)]:
         chunk = entries[start:start + size]
         start += len(chunk)
         now += hours * 3600
-        summarizer: Summarizer = Truncation(horizon.ligne_max)
+        ctx = Context(BEE, horizon, Truncation(horizon.ligne_max), now, mission)
         if models:
-            summarizer = CachedSummarizer(["ollama/m"], horizon, None)
-        ctx = Context(BEE, horizon, summarizer, now, mission)
+            cached = CachedSummarizer(["ollama/m"], horizon, None)
+            ctx = Context(BEE, horizon, cached, now, mission, QueuedFolds(queue, cached))
         apply(zones, copy.deepcopy(chunk), ctx)
         sweep(zones, ctx)
         for entry in chunk:
             reference.step(entry, now)
         reference.sweep(now)
-        shown = msgspec.structs.replace(zones, pending_folds=[], chain=None)
-        assert msgspec.to_builtins(shown) == msgspec.to_builtins(reference.zones)
+        assert msgspec.to_builtins(zones) == msgspec.to_builtins(reference.zones)
+        assert msgspec.to_builtins(queue.batches) == msgspec.to_builtins(reference.owed)
+        assert msgspec.to_builtins(queue.chain) == msgspec.to_builtins(reference.chain)
 
 
 @st.composite

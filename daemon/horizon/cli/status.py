@@ -76,7 +76,7 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
         derived=True, entries=zones.accepted, rejected=zones.rejected, up_to=zones.up_to,
         level=zones.recit_level, mismatched_flags=state.mismatched_flags,
         summarizer={"recit": zones.recit_level, "condense": dict(sources),
-                    "pending_folds": len(zones.pending_folds), "fallbacks": state.fallbacks},
+                    "pending_folds": len(state.folds.batches), "fallbacks": state.fallbacks},
     )
     if settings is not None:
         report["mode"] = "horizon" if settings.actif else "handoff"

@@ -55,19 +55,10 @@ class Summarizer(Protocol):
     or by truncation, and says so in `level`.
     """
 
-    @property
-    def models(self) -> bool:
-        """Whether model levels stand above truncation (the daemon then upgrades texts)."""
-        ...
-
     def condense(self, exchange: Item) -> Condensed:
         """The answer of `exchange` in a few factual sentences."""
         ...
 
     def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         """`recit` updated with `batch` (oldest first); Mission and Paroles are ignored."""
-        ...
-
-    def cached_fold(self, recit: Recit, batch: Sequence[Item]) -> Folded | None:
-        """A model's fold of exactly this récit and batch, if one was already paid for."""
         ...

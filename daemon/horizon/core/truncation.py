@@ -58,18 +58,11 @@ class Truncation:
     def __init__(self, ligne_max: int) -> None:
         self.ligne_max = ligne_max
 
-    @property
-    def models(self) -> bool:
-        return False
-
     def condense(self, exchange: Item) -> Condensed:
         return Condensed(flat_cut(exchange.answer, self.ligne_max), LEVEL)
 
     def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         return Folded(self.fold_recit(recit, batch), LEVEL)
-
-    def cached_fold(self, recit: Recit, batch: Sequence[Item]) -> Folded | None:
-        return None
 
     def fold_recit(self, recit: Recit, batch: Sequence[Item]) -> Recit:
         sections = {name: list(lines) for name, lines in recit.sections.items()}

@@ -12,6 +12,7 @@ import hashlib
 import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import msgspec
 
@@ -19,14 +20,13 @@ from horizon.core.blocks import Item, condensed_size, net_overhead, net_size
 from horizon.core.entries import Entry, Rejection
 from horizon.core.recit import Quote, Recit, bound_recit, fits_one_more_line
 from horizon.core.settings import HorizonSettings
-from horizon.core.summarizer import TRUNCATION, Folded, Summarizer
+from horizon.core.summarizer import TRUNCATION, Summarizer
 from horizon.core.text import flatten
 from horizon.core.truncation import Truncation, next_step
 from horizon.core.turns import append_turns
 
 CONVERSATION = "conversation"
 _INSTANT = operator.attrgetter("instant")
-MAX_PENDING_FOLDS = 32
 
 
 class Zones(msgspec.Struct):
@@ -44,21 +44,31 @@ class Zones(msgspec.Struct):
     net_chars: int = 0
     condense_chars: int = 0
     recit_level: str = TRUNCATION
-    # Folds made by truncation while models are configured, oldest first, and the récit
-    # they started from: the daemon replays them through the models, off the hot path.
-    pending_folds: list[list[Item]] = msgspec.field(default_factory=list)
-    chain: Recit | None = None
+
+
+class Upgrades(Protocol):
+    """What the models owe while they are configured (`upgrades.QueuedFolds`): the zones
+    hand it every fold, and it says which récit to show meanwhile, and by whom."""
+
+    def fold(self, before: Recit, batch: list[Item], ctx: Context,
+             first_lighthouse: str | None) -> tuple[Recit, str]:
+        ...
 
 
 @dataclass(frozen=True)
 class Context:
-    """What a step depends on besides the zones: all of it passed in, nothing read."""
+    """What a step depends on besides the zones: all of it passed in, nothing read.
+
+    `upgrades` is set when model levels stand above truncation: evicted answers are then
+    kept whole for them, and folds go through it.
+    """
 
     bee: str
     settings: HorizonSettings
     summarizer: Summarizer
     now: float
     mission: str | None = None
+    upgrades: Upgrades | None = None
 
 
 @dataclass
@@ -145,10 +155,11 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     if not leaving:
         return
     for item in sorted(leaving, key=lambda item: item.seq):
-        original = msgspec.structs.replace(item) if ctx.summarizer.models else item
+        models = ctx.upgrades is not None
+        original = msgspec.structs.replace(item) if models else item
         _enter_condense(zones, item, ctx)
         changes.evicted.append(item.seq)
-        if ctx.summarizer.models and item.source == TRUNCATION:
+        if models and item.source == TRUNCATION:
             changes.to_condense.append(original)
     fold_if_over(zones, ctx, changes)
 
@@ -266,61 +277,21 @@ def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
 def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
     """One summarizer call for the batch; the daemon adds the quotes and bounds the result.
 
-    With models configured, the batch joins the queue of folds the models owe (from
-    `chain`, the récit they started from); what the cache already holds is replayed at
-    once, and while the queue is not empty the récit shown is truncation's.
+    With models configured the fold goes to what they owe (`ctx.upgrades`), which says
+    what to show until they have folded it.
     """
     before = zones.recit
+    if ctx.upgrades is not None:
+        zones.recit, zones.recit_level = ctx.upgrades.fold(before, batch, ctx,
+                                                           zones.first_lighthouse)
+        return
     if isinstance(ctx.summarizer, Truncation):
         zones.recit = fold_by_truncation(before, batch, ctx, ctx.summarizer, zones.first_lighthouse)
         zones.recit_level = TRUNCATION
         return
-    if not ctx.summarizer.models:
-        folded = ctx.summarizer.fold(before, batch)
-        zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
-        zones.recit_level = folded.level
-        return
-    if not zones.pending_folds or zones.chain is None:
-        zones.pending_folds = []
-        zones.chain = before
-    zones.pending_folds.append([msgspec.structs.replace(item) for item in batch])
-    replay_cached_folds(zones, ctx)
-    if not zones.pending_folds:
-        return
-    zones.recit = fold_by_truncation(before, batch, ctx, Truncation(ctx.settings.ligne_max),
-                                     zones.first_lighthouse)
-    zones.recit_level = TRUNCATION
-    if len(zones.pending_folds) > MAX_PENDING_FOLDS:
-        # The models are far behind: these folds stay as truncation wrote them.
-        zones.pending_folds = []
-        zones.chain = None
-
-
-def replay_cached_folds(zones: Zones, ctx: Context) -> None:
-    """Advance the models' chain through the queue with what the cache holds, taking the
-    longest run of batches it has (the daemon folds a run of batches in one call)."""
-    while zones.pending_folds and zones.chain is not None:
-        for count in range(len(zones.pending_folds), 0, -1):
-            merged = [item for batch in zones.pending_folds[:count] for item in batch]
-            folded = ctx.summarizer.cached_fold(zones.chain, merged)
-            if folded is not None:
-                advance_chain(zones, folded, merged, count, ctx)
-                break
-        else:
-            return
-
-
-def advance_chain(zones: Zones, folded: Folded, merged: list[Item], count: int,
-                  ctx: Context) -> None:
-    """The models folded the first `count` queued batches: the chain moves on, and once
-    the queue is empty their récit is the one shown."""
-    assert zones.chain is not None
-    zones.chain = compose_recit(zones.chain, folded.recit, merged, ctx, zones.first_lighthouse)
-    del zones.pending_folds[:count]
-    if not zones.pending_folds:
-        zones.recit = zones.chain
-        zones.recit_level = folded.level
-        zones.chain = None
+    folded = ctx.summarizer.fold(before, batch)
+    zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
+    zones.recit_level = folded.level
 
 
 def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncation: Truncation,

@@ -162,7 +162,8 @@ class BeeEngine:
             assert outcome is not None
             return outcome.view
         if sweep_at is not None:
-            sweep(state.zones, context(self.bee, self.effective, sweep_at, self.cache))
+            sweep(state.zones, context(self.bee, self.effective, sweep_at, self.cache,
+                                       state.folds))
         return render(state.zones, self.bee, self.effective.horizon, self.effective.mission)
 
     def seal(self, segment: str, size: int) -> None:
@@ -177,11 +178,11 @@ class BeeEngine:
         if state is None:
             return None
         state.fallbacks += len(result.fallbacks)
-        ctx = context(self.bee, self.effective, now, self.cache)
+        ctx = context(self.bee, self.effective, now, self.cache, state.folds)
         if result.kind == "condense":
             changed = take_condensed(state.zones, result, ctx)
         else:
-            changed = take_folded(state.zones, result, ctx)
+            changed = take_folded(state.zones, state.folds, result, ctx)
         if not changed:
             return None
         view = render(state.zones, self.bee, self.effective.horizon, self.effective.mission)

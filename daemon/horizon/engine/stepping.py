@@ -16,8 +16,8 @@ import msgspec
 from horizon.core.entries import Entry, Rejection
 from horizon.core.render import View, render
 from horizon.core.settings import Effective, GlobalConfig
-from horizon.core.summarizer import Summarizer
 from horizon.core.truncation import Truncation
+from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zones import Changes, Context, Zones, step, sweep
 from horizon.hive.durable import JournalError
 from horizon.hive.flags import read_flags
@@ -66,12 +66,15 @@ def settings_key(effective: Effective, flags: dict[int, str]) -> str:
 
 
 def context(bee: str, effective: Effective, now: float,
-            cache: SummaryCache | None = None) -> Context:
-    """The step context: with model levels, texts come from the cache or truncation."""
-    summarizer: Summarizer = Truncation(effective.horizon.ligne_max)
-    if effective.levels:
-        summarizer = CachedSummarizer(list(effective.levels), effective.horizon, cache)
-    return Context(bee, effective.horizon, summarizer, now, effective.mission)
+            cache: SummaryCache | None = None, folds: FoldQueue | None = None) -> Context:
+    """The step context: with model levels, texts come from the cache or truncation, and
+    folds join `folds`, the queue of what the models owe."""
+    if not effective.levels:
+        return Context(bee, effective.horizon, Truncation(effective.horizon.ligne_max), now,
+                       effective.mission)
+    cached = CachedSummarizer(list(effective.levels), effective.horizon, cache)
+    upgrades = QueuedFolds(folds if folds is not None else FoldQueue(), cached)
+    return Context(bee, effective.horizon, cached, now, effective.mission, upgrades)
 
 
 def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, now: float,
@@ -96,7 +99,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
-    ctx = context(bee, effective, now, cache)
+    ctx = context(bee, effective, now, cache, state.folds)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
                        late_segments, on_record, finish_in_memory)
@@ -113,6 +116,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
         outcome.changes = Changes()
         outcome.rebuilt = True
         outcome.read = 0
+        ctx = context(bee, effective, now, cache, outcome.state.folds)
+        reading.ctx = ctx
         reading.late_segments = set(manifest.rotated)
         reading.run()
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import msgspec
 
+from horizon.core.upgrades import FoldQueue
 from horizon.core.zones import Zones
 from horizon.hive.durable import StoreError, ensure_dir, write_atomic
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2  # 2: the fold queue left the zones (a format-1 state is rebuilt)
 
 
 class StateTooNew(Exception):
@@ -26,6 +27,7 @@ class BeeState(msgspec.Struct, kw_only=True):
     bee: str
     checkpoint: Checkpoint = msgspec.field(default_factory=Checkpoint)
     zones: Zones = msgspec.field(default_factory=Zones)
+    folds: FoldQueue = msgspec.field(default_factory=FoldQueue)  # what the models owe
     # A digest of every setting the zones depend on: another digest means recompute.
     settings_key: str = ""
     segments: dict[str, list[int]] = msgspec.field(default_factory=dict)

@@ -21,12 +21,14 @@ import msgspec
 
 from horizon.core.blocks import Item
 from horizon.core.entries import Entry, decode_line
+from horizon.core.recit import Recit
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, Condensed, Fallback, Folded, ModelResult
 from horizon.core.zones import content_hash
 from horizon.hive.layout import window_dir
 from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Manifest
+from horizon.hive.store import BeeState
 from horizon.service.logs import get_logger
 from horizon.summarize.cache import SummaryCache, hive_cache
 from horizon.summarize.cascade import Cascade, Providers
@@ -85,7 +87,7 @@ class ModelWork:
         for _ in self.threads:
             self.jobs.put(None)
 
-    def submit(self, hive: Path, bee: str, effective: Effective, state: Any,
+    def submit(self, hive: Path, bee: str, effective: Effective, state: BeeState,
                to_condense: list[Item], inflight: InFlight, manifest: Manifest | None,
                upgrade: bool = False) -> None:
         """Ask the models for what truncation wrote and is still shown or queued.
@@ -112,11 +114,12 @@ class ModelWork:
                 inflight.condense.add(key)
                 self.jobs.put(functools.partial(self._condense, hive, bee, cascade, original,
                                                 key not in fresh, state.segments, manifest))
-        if zones.pending_folds and zones.chain is not None and not inflight.fold:
+        queue = state.folds
+        if queue.batches and queue.chain is not None and not inflight.fold:
             inflight.fold = True
-            batches = len(zones.pending_folds)
-            merged = [item for batch in zones.pending_folds for item in batch]
-            chain = zones.chain
+            batches = len(queue.batches)
+            merged = queue.merged(batches)
+            chain = queue.chain
             self.jobs.put(functools.partial(self._fold, hive, bee, cascade, chain, merged,
                                             batches))
 
@@ -142,18 +145,18 @@ class ModelWork:
                       else item.answer)
             if answer is not None:
                 original = msgspec.structs.replace(item, answer=answer)
-                condensed, fallbacks = cascade.condense(original, answer)
+                condensed, fallbacks = cascade.ask_condense(original, answer)
         except Exception as error:  # a worker must always report back, whatever happened
             log.error("summarizer.error", hive=str(hive), bee=bee, error=type(error).__name__)
         self.post(("model", hive, bee, ModelResult("condense", [item.seq], content=item.content,
                                                    condensed=condensed, fallbacks=fallbacks)))
 
-    def _fold(self, hive: Path, bee: str, cascade: Cascade, chain: Any, merged: list[Item],
+    def _fold(self, hive: Path, bee: str, cascade: Cascade, chain: Recit, merged: list[Item],
               batches: int) -> None:
         folded: Folded | None = None
         fallbacks: list[Fallback] = []
         try:
-            folded, fallbacks = cascade.fold(chain, merged)
+            folded, fallbacks = cascade.ask_fold(chain, merged)
         except Exception as error:  # a worker must always report back, whatever happened
             log.error("summarizer.error", hive=str(hive), bee=bee, error=type(error).__name__)
             # Truncation's fold keeps the queue moving: never ask the same fold forever.

@@ -55,10 +55,6 @@ class CachedSummarizer:
         self.truncation = Truncation(settings.ligne_max)
         self.budget_recit = settings.budget_recit
 
-    @property
-    def models(self) -> bool:
-        return bool(self.level_names)
-
     def condense(self, exchange: Item) -> Condensed:
         if self.cache is not None:
             for name in self.level_names:
@@ -71,6 +67,7 @@ class CachedSummarizer:
         return self.cached_fold(recit, batch) or self.truncation.fold(recit, batch)
 
     def cached_fold(self, recit: Recit, batch: Sequence[Item]) -> Folded | None:
+        """A model's fold of exactly this récit and batch, if one was already paid for."""
         if self.cache is None:
             return None
         for name in self.level_names:

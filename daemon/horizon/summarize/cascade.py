@@ -95,7 +95,7 @@ class Cascade:
         self.cache = cache
         self.truncation = Truncation(settings.ligne_max)
 
-    def condense(self, item: Item, original_answer: str
+    def ask_condense(self, item: Item, original_answer: str
                  ) -> tuple[Condensed, list[Fallback]]:
         fallbacks: list[Fallback] = []
         limit = min(self.settings.budget_condense // 2, 4 * self.settings.ligne_max)
@@ -121,7 +121,8 @@ class Cascade:
                         item.lighthouse, tool=item.tool)
         return self.truncation.condense(restored), fallbacks
 
-    def fold(self, recit: Recit, batch: Sequence[Item]) -> tuple[Folded, list[Fallback]]:
+    def ask_fold(self, recit: Recit, batch: Sequence[Item]
+                 ) -> tuple[Folded, list[Fallback]]:
         fallbacks: list[Fallback] = []
         for level in self.levels:
             key = fold_key(level.name, recit, batch)
