@@ -31,6 +31,7 @@ from horizon.core.settings import (
 from horizon.core.summarizer import TRUNCATION
 from horizon.engine.stepping import run_pass
 from horizon.hive.settings_files import load_global
+from horizon.service.messages import ModelDone
 from horizon.service.modelwork import InFlight, ModelWork
 from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import CachedSummarizer, parse_recit
@@ -545,7 +546,7 @@ def test_no_model_configured_means_no_call_at_all(
     journal(hive, 20)
     config = GlobalConfig(providers={"ollama": site.config(**provider)})
     effective = with_levels(config, Effective(settings(resumeur=resumeur), {}, None, modele))
-    posted: list[tuple[Any, ...]] = []
+    posted: list[ModelDone] = []
     work = ModelWork(config, posted.append)
     try:
         outcome = run_pass(hive, BEE, config, effective, 1_780_000_100.0, None,

@@ -12,7 +12,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -35,6 +34,16 @@ from horizon.hive.lock import HiveLocked
 from horizon.hive.settings_files import config_source, load_global
 from horizon.service import logs, notify
 from horizon.service.hive_service import HiveService
+from horizon.service.messages import (
+    Beat,
+    FileEvent,
+    Message,
+    ModelDone,
+    PassDue,
+    Poll,
+    Reload,
+    Sweep,
+)
 from horizon.service.modelwork import ModelWork
 from horizon.service.watch import Watcher, WatchLimit
 
@@ -42,7 +51,6 @@ log = logs.get_logger()
 RELOAD_SETTLE_S = 0.2
 LOOP_TICK_S = 0.25
 
-Item = tuple[Any, ...]
 
 
 class Daemon:
@@ -52,7 +60,7 @@ class Daemon:
         self.log_stdout = log_stdout
         self.config = GlobalConfig()
         self.services: dict[Path, HiveService] = {}
-        self.items: queue.Queue[Item] = queue.Queue()
+        self.items: queue.Queue[Message] = queue.Queue()
         self.scheduler = BackgroundScheduler(timezone=UTC)
         self.models: ModelWork | None = None
         self.watcher: Watcher | None = None
@@ -110,7 +118,7 @@ class Daemon:
         if service.watch_mode == "poll":
             return
         if self.watcher is None:
-            self.watcher = Watcher(lambda path: self.items.put(("event", path)))
+            self.watcher = Watcher(lambda path: self.items.put(FileEvent(path)))
         folders = [service.hive, service.window, archive_dir(service.window),
                    bees_dir(service.hive), phares_dir(service.hive)]
         if self.config_path is not None:
@@ -131,12 +139,14 @@ class Daemon:
                 service.process(bee)
 
     def _schedule_periodic(self) -> None:
-        for name, seconds in (("poll", self.config.poll_s), ("sweep", self.config.sweep_s),
-                              ("beat", BEAT_S)):
+        periodic: list[tuple[str, float, Message]] = [
+            ("poll", self.config.poll_s, Poll()), ("sweep", self.config.sweep_s, Sweep()),
+            ("beat", BEAT_S, Beat())]
+        for name, seconds, message in periodic:
             self.scheduler.add_job(self.items.put, "interval", seconds=seconds,
-                                   args=[(name,)], id=name, replace_existing=True,
+                                   args=[message], id=name, replace_existing=True,
                                    coalesce=True, max_instances=1)
-        self.items.put(("beat",))
+        self.items.put(Beat())
 
     def _on_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
@@ -192,30 +202,33 @@ class Daemon:
             try:
                 self._handle(item)
             except Exception as error:  # the loop must outlive any one item; says what, not why
-                log.error("daemon.error", item=str(item[0]), error=type(error).__name__)
+                log.error("daemon.error", item=type(item).__name__, error=type(error).__name__)
 
-    def _handle(self, item: Item) -> None:
-        kind = item[0]
-        if kind == "event":
-            self._on_event(item[1])
-        elif kind == "process":
-            self._process(item[1], item[2])
-        elif kind == "poll":
-            self._poll()
-        elif kind == "sweep":
-            now = time.monotonic()
-            for service in self.services.values():
-                for bee, runtime in list(service.bees.items()):
-                    if now >= runtime.retry_at:  # a failing bee waits for its back-off
-                        service.process(bee, sweep_only=True)
-        elif kind == "beat":
-            self._beat()
-        elif kind == "reload":
-            self._reload()
-        elif kind == "model":
-            serving = self.services.get(item[1])
-            if serving is not None:
-                serving.apply_model(item[2], item[3])
+    def _handle(self, item: Message) -> None:
+        match item:
+            case FileEvent(path):
+                self._on_event(path)
+            case PassDue(hive, bee):
+                self._process(hive, bee)
+            case Poll():
+                self._poll()
+            case Sweep():
+                self._sweep()
+            case Beat():
+                self._beat()
+            case Reload():
+                self._reload()
+            case ModelDone(hive, bee, result):
+                serving = self.services.get(hive)
+                if serving is not None:
+                    serving.apply_model(bee, result)
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for service in self.services.values():
+            for bee, runtime in list(service.bees.items()):
+                if now >= runtime.retry_at:  # a failing bee waits for its back-off
+                    service.process(bee, sweep_only=True)
 
     def _process(self, hive: Path, bee: str) -> None:
         service = self.services.get(hive)
@@ -237,7 +250,7 @@ class Daemon:
         delay = max(0.0, service.due_at(runtime) - time.monotonic())
         self.scheduler.add_job(
             self.items.put, "date", run_date=datetime.now(UTC) + timedelta(seconds=delay),
-            args=[("process", service.hive, bee)], id=f"process:{service.hive}:{bee}",
+            args=[PassDue(service.hive, bee)], id=f"process:{service.hive}:{bee}",
             # The job only posts to the queue; a second copy must never be skipped, or
             # a write could be left waiting for the next sweep.
             replace_existing=True, misfire_grace_time=None, coalesce=True, max_instances=16,
@@ -247,7 +260,7 @@ class Daemon:
         self.scheduler.add_job(
             self.items.put, "date",
             run_date=datetime.now(UTC) + timedelta(seconds=RELOAD_SETTLE_S),
-            args=[("reload",)], id="reload", replace_existing=True, misfire_grace_time=None,
+            args=[Reload()], id="reload", replace_existing=True, misfire_grace_time=None,
             max_instances=4,
         )
 
@@ -299,7 +312,7 @@ class Daemon:
             for bee, runtime in service.bees.items():
                 # A pass overdue by a whole poll: its job was lost; post it directly.
                 if runtime.dirty and now > service.due_at(runtime) + self.config.poll_s:
-                    self.items.put(("process", service.hive, bee))
+                    self.items.put(PassDue(service.hive, bee))
             if service.settings_changed():
                 reload_needed = True
         if reload_needed:

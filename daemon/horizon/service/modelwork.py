@@ -15,7 +15,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -30,6 +29,7 @@ from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Manifest
 from horizon.hive.store import BeeState
 from horizon.service.logs import get_logger
+from horizon.service.messages import ModelDone
 from horizon.summarize.cache import SummaryCache, hive_cache
 from horizon.summarize.cascade import Cascade, Providers
 
@@ -46,7 +46,7 @@ class InFlight:
 
 
 class ModelWork:
-    def __init__(self, config: GlobalConfig, post: Callable[[tuple[Any, ...]], None],
+    def __init__(self, config: GlobalConfig, post: Callable[[ModelDone], None],
                  workers: int = WORKERS) -> None:
         self.providers = Providers(config)
         self.config = config
@@ -148,7 +148,7 @@ class ModelWork:
                 condensed, fallbacks = cascade.ask_condense(original, answer)
         except Exception as error:  # a worker must always report back, whatever happened
             log.error("summarizer.error", hive=str(hive), bee=bee, error=type(error).__name__)
-        self.post(("model", hive, bee, ModelResult("condense", [item.seq], content=item.content,
+        self.post(ModelDone(hive, bee, ModelResult("condense", [item.seq], content=item.content,
                                                    condensed=condensed, fallbacks=fallbacks)))
 
     def _fold(self, hive: Path, bee: str, cascade: Cascade, chain: Recit, merged: list[Item],
@@ -161,6 +161,6 @@ class ModelWork:
             log.error("summarizer.error", hive=str(hive), bee=bee, error=type(error).__name__)
             # Truncation's fold keeps the queue moving: never ask the same fold forever.
             folded = cascade.truncation.fold(chain, merged)
-        self.post(("model", hive, bee, ModelResult("fold", [item.seq for item in merged],
+        self.post(ModelDone(hive, bee, ModelResult("fold", [item.seq for item in merged],
                                                    batches=batches, folded=folded,
                                                    fallbacks=fallbacks)))
