@@ -6,15 +6,17 @@ import json
 from pathlib import Path
 
 import msgspec
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from horizon.core.entries import format_instant
+from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import run_pass
 from horizon.hive.flags import FlagRecord, append_flag
 from horizon.hive.journal import line_hash
+from horizon.hive.layout import archive_name
 from horizon.hive.store import BeeState, load_state
 from tests.unit.strategies import histories, horizon_settings
 
@@ -110,3 +112,55 @@ def test_manual_flags_survive_a_rebuild(tmp_path_factory: object, data: st.DataO
         saved.append(msgspec.to_builtins(state))
     assert saved[0] == saved[1]
 
+
+
+# --- bounded slices ------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4000), st.integers(0, 3))
+def test_a_backlog_read_in_bounded_slices_equals_one_reading(
+        tmp_path_factory: pytest.TempPathFactory, slice_bytes: int, archives: int) -> None:
+    """However small the slice, passes that each stop after a whole line give the seqs,
+    the checkpoint and the zones one unbounded reading gives, across archive segments."""
+    hive = tmp_path_factory.mktemp("slices")
+    window = hive / "window"
+    (window / "archive").mkdir(parents=True)
+    number = 0
+    for index in range(1, archives + 1):
+        with (window / "archive" / archive_name(BEE, index)).open("wb") as out:
+            for _ in range(7):
+                number += 1
+                out.write(_slice_line(number))
+    with (window / f"{BEE}-messages.jsonl").open("wb") as out:
+        for _ in range(30):
+            number += 1
+            out.write(_slice_line(number))
+    effective = Effective(HorizonSettings(actif=True, budget_net=2000, budget_condense=1500),
+                          {}, None, None)
+    now = 1_790_000_000.0
+    seen: list[tuple[int, str]] = []
+
+    def keep(record: Entry | Rejection) -> None:
+        seen.append((record.seq, record.question if isinstance(record, Entry) else "?"))
+
+    engine = BeeEngine(hive, BEE, CONFIG, effective, on_record=keep, slice_bytes=slice_bytes)
+    passes = 0
+    while True:
+        outcome = engine.run(ReadNew(), now)
+        assert outcome is not None
+        passes += 1
+        if not outcome.more:
+            break
+        assert outcome.read >= 1, "every slice reads at least one whole line"
+    whole = run_pass(hive, BEE, CONFIG, effective, now, None)
+    assert seen == [(n, f"q{n}") for n in range(1, number + 1)]
+    assert msgspec.to_builtins(engine.state) == msgspec.to_builtins(whole.state)
+    total = sum(path.stat().st_size for path in window.rglob("*-messages*.jsonl"))
+    longest = max(len(_slice_line(n)) for n in range(1, number + 1))
+    assert passes >= total // (slice_bytes + longest), "each pass stopped near its bound"
+
+
+def _slice_line(number: int) -> bytes:
+    return json.dumps({"ts": 1_789_990_000 + number, "type": "task",
+                       "question": f"q{number}", "answer": "a" * 40}).encode() + b"\n"

@@ -66,7 +66,8 @@ class BeeEngine:
 
     def __init__(self, hive: Path, bee: str, config: GlobalConfig, effective: Effective, *,
                  cache: SummaryCache | None = None, writes: bool = True,
-                 on_record: Callable[[Entry | Rejection], None] | None = None) -> None:
+                 on_record: Callable[[Entry | Rejection], None] | None = None,
+                 slice_bytes: int | None = None, slice_s: float | None = None) -> None:
         self.hive = hive
         self.bee = bee
         self.window = window_dir(hive)
@@ -75,6 +76,9 @@ class BeeEngine:
         self.cache = cache
         self.writes = writes
         self.on_record = on_record  # sees every record read, in seq order (recall, tests)
+        # A pass reads at most this much of a backlog (None: all of it, as commands do).
+        self.slice_bytes = slice_bytes
+        self.slice_s = slice_s
         self.state: BeeState | None = None
         self.manifest: Manifest | None = None
         self.shown: str | None = None  # handoff.md as on disk: rewritten only when it changes
@@ -116,7 +120,8 @@ class BeeEngine:
         outcome = run_pass(self.hive, self.bee, self.config, self.effective, now, self.state,
                            read_time=read_time, manifest=manifest, late_segments=late,
                            on_record=self.on_record, cache=self.cache,
-                           finish_in_memory=not self.writes)
+                           finish_in_memory=not self.writes, slice_bytes=self.slice_bytes,
+                           slice_s=self.slice_s)
         outcome.loaded = loaded
         outcome.finished_rotations = finished
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
@@ -229,7 +234,7 @@ class BeeEngine:
         state = self.state
         assert state is not None
         checkpoint = state.checkpoint
-        if (checkpoint.segment != live_name(self.bee)
+        if (outcome.more or checkpoint.segment != live_name(self.bee)
                 or checkpoint.lines < self.config.rotation_entries
                 or time.monotonic() < self.rotate_retry_at):
             return

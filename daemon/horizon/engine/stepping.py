@@ -46,6 +46,7 @@ class Pass:
     rejections: Counter[str] = field(default_factory=Counter)
     first_rejected: list[int] = field(default_factory=list)
     missing_segment: str | None = None
+    more: bool = False  # the reading stopped at its slice's bound: lines are left to read
     # Filled in by BeeEngine: what the rest of the pass did with the files.
     loaded: bool = False  # the state came from the files at this pass (not from memory)
     finished_rotations: list[str] = field(default_factory=list)
@@ -81,13 +82,15 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              state: BeeState | None, *, read_time: float | None = None,
              manifest: Manifest | None = None, late_segments: set[str] | None = None,
              on_record: Callable[[Entry | Rejection], None] | None = None,
-             cache: SummaryCache | None = None, finish_in_memory: bool = False) -> Pass:
+             cache: SummaryCache | None = None, finish_in_memory: bool = False,
+             slice_bytes: int | None = None, slice_s: float | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
     `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
     `finish_in_memory`: read an interrupted rotation as if it were finished (readers that
-    must not write give the seqs the daemon will give). The pass mutates `state` and
+    must not write give the seqs the daemon will give). `slice_bytes` and `slice_s` bound
+    the reading (`Pass.more` says lines are left). The pass mutates `state` and
     `manifest`: on a failed commit the caller drops both.
     """
     window = window_dir(hive)
@@ -102,7 +105,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     ctx = context(bee, effective, now, cache, state.folds)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
-                       late_segments, on_record, finish_in_memory)
+                       late_segments, on_record, finish_in_memory, slice_bytes, slice_s)
     try:
         reading.run()
     except JournalError as error:
@@ -137,6 +140,8 @@ class _Reading:
     late_segments: set[str] | None
     on_record: Callable[[Entry | Rejection], None] | None
     finish_in_memory: bool
+    slice_bytes: int | None
+    slice_s: float | None
 
     def run(self) -> None:
         outcome = self.outcome
@@ -144,7 +149,8 @@ class _Reading:
         reader = JournalReader(self.window, self.bee, state.checkpoint,
                                self.config.max_line_bytes, self.read_time, outcome.manifest,
                                self.flags, self.late_segments,
-                               finish_in_memory=self.finish_in_memory)
+                               finish_in_memory=self.finish_in_memory,
+                               slice_bytes=self.slice_bytes, slice_s=self.slice_s)
         zones: Zones = state.zones
         for record in reader:
             step(zones, record, self.ctx, outcome.changes)
@@ -158,6 +164,7 @@ class _Reading:
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)
         state.checkpoint = reader.checkpoint
+        outcome.more = reader.more
         _keep_segments_in_use(state)
         notes = reader.notes
         state.mismatched_flags = sorted(

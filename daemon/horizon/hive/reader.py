@@ -10,6 +10,7 @@ and become new `late` records (ADR 0002).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,13 +51,15 @@ class JournalReader:
     rotated segment not sealed yet). `finish_in_memory`: a live journal that a rotation
     already recorded (a crash stopped it before its unlink) is read under its segment's
     name, as `finish_rotations` will leave it, so a reader that must not write gives the
-    seqs the daemon will give.
+    seqs the daemon will give. `slice_bytes` and `slice_s` bound one reading: once either
+    is spent, it stops after a whole line, with the checkpoint there and `more` set.
     """
 
     def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
                  read_time: float, manifest: Manifest, flags: dict[int, str],
                  late_segments: set[str] | None = None, *,
-                 finish_in_memory: bool = False) -> None:
+                 finish_in_memory: bool = False, slice_bytes: int | None = None,
+                 slice_s: float | None = None) -> None:
         self.window = window
         self.bee = bee
         self.checkpoint = checkpoint
@@ -66,6 +69,9 @@ class JournalReader:
         self.flags = flags
         self.late_segments = late_segments
         self.finish_in_memory = finish_in_memory
+        self.slice_bytes = slice_bytes
+        self.slice_s = slice_s
+        self.more = False  # stopped at the slice's bound: complete lines are left to read
         self._unlinked: dict[str, Path] = {}  # segments only the live file names yet
         self.notes = Notes()
         self.current_segment = checkpoint.segment
@@ -189,6 +195,8 @@ class JournalReader:
         return target
 
     def __iter__(self) -> Iterator[Entry | Rejection]:
+        deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
+        done = 0  # bytes of the main flow read by earlier segments of this reading
         for name, path, start, already in self._start():
             lines = already
             target = self._jump_at_start(name, path) if start == 0 else None
@@ -207,6 +215,13 @@ class JournalReader:
                     yield from self._emit_reserved()
                 lines += 1
                 yield self._record(raw)
+                if ((self.slice_bytes is not None and done + end - start >= self.slice_bytes)
+                        or (deadline is not None and time.monotonic() >= deadline)):
+                    # One bee's backlog never holds the loop: the rest is the next slice's.
+                    self._move_checkpoint(name, path, end, lines)
+                    self.more = True
+                    return
+            done += end - start
             if end != start or name != self.checkpoint.segment or start == 0:
                 self._move_checkpoint(name, path, end, lines)
         yield from self._emit_reserved()

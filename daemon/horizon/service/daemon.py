@@ -133,10 +133,12 @@ class Daemon:
                           poll_s=self.config.poll_s)
 
     def _catch_up(self) -> None:
-        """Before READY: every bee up to date with what was written while we were down."""
-        for service in self.services.values():
-            for bee in list(service.bees):
-                service.process(bee)
+        """Before READY: every bee up to date with what was written while we were down,
+        one slice of each bee's backlog in turn."""
+        behind = [(service, bee) for service in self.services.values() for bee in service.bees]
+        while behind and not self.stopping:
+            behind = [(service, bee) for service, bee in behind
+                      if (outcome := service.process(bee)) is not None and outcome.more]
 
     def _schedule_periodic(self) -> None:
         periodic: list[tuple[str, float, Message]] = [
@@ -228,13 +230,19 @@ class Daemon:
         for service in self.services.values():
             for bee, runtime in list(service.bees.items()):
                 if now >= runtime.retry_at:  # a failing bee waits for its back-off
-                    service.process(bee, sweep_only=True)
+                    outcome = service.process(bee, sweep_only=True)
+                    if outcome is not None and outcome.more:
+                        self.items.put(PassDue(service.hive, bee))
 
     def _process(self, hive: Path, bee: str) -> None:
         service = self.services.get(hive)
         if service is None:
             return
-        service.process(bee)
+        outcome = service.process(bee)
+        if outcome is not None and outcome.more:
+            # The rest of a backlog: at once, behind what other bees already posted.
+            self.items.put(PassDue(hive, bee))
+            return
         runtime = service.bees.get(bee)
         if runtime is not None and runtime.dirty:
             self._schedule(service, bee)  # a failed write: retry after its back-off
@@ -332,7 +340,7 @@ class Daemon:
                     log.warning("derived.recreated")
                 service.forget_states()
                 for bee in list(service.bees):
-                    service.process(bee)
+                    self._process(service.hive, bee)
             service.heartbeat()
         lag = max((time.monotonic() - r.first_dirty for s in self.services.values()
                    for r in s.bees.values() if r.dirty and r.first_dirty), default=0.0)
@@ -372,7 +380,7 @@ class Daemon:
             started = self.services.get(hive)
             if started is not None:
                 for bee in list(started.bees):
-                    started.process(bee)
+                    self._process(hive, bee)
         changed = 0
         for service in self.services.values():
             service.reconfigure(config)
@@ -381,7 +389,7 @@ class Daemon:
                 before = runtime.effective
                 if service.load_settings(runtime) and runtime.effective != before:
                     changed += 1
-                    service.process(runtime.name)
+                    self._process(service.hive, runtime.name)
         if (config.poll_s, config.sweep_s) != (previous.poll_s, previous.sweep_s):
             self._schedule_periodic()
         log.info("config.reloaded", bees_recomputed=changed)

@@ -36,6 +36,10 @@ from horizon.service.runtime import BACKOFF_MAX_S, BACKOFF_MIN_S, BeeRuntime
 
 log = get_logger()
 DEFAULTS = HorizonSettings()
+# One pass reads at most this much of a bee's backlog, so one bee never holds the loop:
+# the other bees and systemd's watchdog are served between two slices.
+SLICE_BYTES = 4 << 20
+SLICE_S = 0.05
 
 
 class HiveService:
@@ -96,7 +100,7 @@ class HiveService:
         if runtime.engine is None:
             cache = self.models.cache(self.hive) if self.models else None
             runtime.engine = BeeEngine(self.hive, runtime.name, self.config, effective,
-                                       cache=cache)
+                                       cache=cache, slice_bytes=SLICE_BYTES, slice_s=SLICE_S)
         else:
             runtime.engine.config = self.config
             runtime.engine.effective = effective
@@ -134,12 +138,17 @@ class HiveService:
         runtime = self.bees.get(bee)
         if runtime is None:
             return None
+        first_dirty = runtime.first_dirty
         runtime.dirty = False
         runtime.first_dirty = None
         if runtime.engine is None:
             return None  # refused settings: untouched until a reload fixes them
         given: Input = SweepAges(reoffer=self.models is not None) if sweep_only else ReadNew()
-        return self._run(runtime, runtime.engine, given)
+        outcome = self._run(runtime, runtime.engine, given)
+        if outcome is not None and outcome.more:
+            runtime.dirty = True  # still behind: the lag goes on from the first write
+            runtime.first_dirty = first_dirty or time.monotonic()
+        return outcome
 
     def apply_model(self, bee: str, result: ModelResult) -> None:
         """A model's result goes through the bee's engine like any other input."""

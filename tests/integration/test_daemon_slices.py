@@ -1,0 +1,37 @@
+"""The daemon's passes read a bounded slice of a bee's backlog: one bee's journal never
+holds the loop that serves the others."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from horizon.core.settings import GlobalConfig
+from horizon.service.hive_service import SLICE_BYTES, HiveService
+
+
+def test_a_pass_reads_one_slice_of_a_backlog_and_the_bee_stays_due(tmp_path: Path) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    journal = hive / "window" / "big-messages.jsonl"
+    line = json.dumps({"ts": 1_790_000_000, "type": "task", "question": "q",
+                       "answer": "a" * 1000}).encode() + b"\n"
+    journal.write_bytes(line * (SLICE_BYTES * 3 // len(line)))
+    service = HiveService(hive, GlobalConfig(rotation_entries=10_000_000), "test")
+    try:
+        service.refresh_bees()
+        first = service.process("big")
+        assert first is not None and first.more
+        # The slice ends at SLICE_BYTES or SLICE_S, whichever comes first, after a whole line.
+        assert 0 < first.state.checkpoint.offset < SLICE_BYTES + len(line)
+        assert first.state.checkpoint.offset % len(line) == 0
+        assert service.bees["big"].dirty, "still behind: the daemon posts the rest"
+        passes = 1
+        while (outcome := service.process("big")) is not None and outcome.more:
+            passes += 1
+        assert outcome is not None
+        assert outcome.state.checkpoint.offset == journal.stat().st_size
+        assert passes >= 3
+        assert not service.bees["big"].dirty
+    finally:
+        service.close()
