@@ -15,10 +15,12 @@ import pytest
 import horizon.engine.bee_engine
 import horizon.hive.rotation
 from horizon.core.entries import Entry, Rejection
+from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.engine.stepping import run_pass
 from horizon.hive.manifest import read_manifest
 from horizon.hive.settings_files import effective_settings, load_global
 from horizon.service.hive_service import HiveService
+from tests.integration.test_one_seq_per_line import command
 
 BEE = "mia"
 
@@ -80,3 +82,63 @@ def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
     assert seen == [f"q{n}" for n in range(8)], "every line once, in order"
     assert rebuilt.state.zones == state.zones
     assert os.path.exists(live)
+
+
+def test_while_linking_fails_readers_and_restarts_keep_the_daemons_seqs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon goes on reading a journal whose rotation could not link. A read-only
+    reader, `phare`, and a daemon restarted once linking works again read that rotation
+    as failed, not as one a crash stopped: the lines keep the seqs the daemon gave."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps({"hives": [str(hive)], "rotation_entries": 3}))
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+
+    def append(count: int, start: int) -> None:
+        with live.open("ab") as journal:
+            for n in range(start, start + count):
+                journal.write(json.dumps({"ts": time.time(), "type": "task",
+                                          "question": f"q{n}", "answer": "a"}).encode() + b"\n")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
+
+    def seqs_read_only() -> list[tuple[int, str]]:
+        seen: list[tuple[int, str]] = []
+
+        def keep(record: Entry | Rejection) -> None:
+            seen.append((record.seq, record.question if isinstance(record, Entry) else "?"))
+
+        effective = effective_settings(config, str(config_path), hive, BEE)
+        BeeEngine(hive, BEE, config, effective, writes=False, on_record=keep).run(
+            Rebuild(), time.time())
+        return seen
+
+    expected = [(n + 1, f"q{n}") for n in range(6)]
+    with monkeypatch.context() as patched:
+        patched.setattr(horizon.hive.rotation.os, "link", refuse)
+        patched.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 1000.0)
+        service = HiveService(hive, config, str(config_path))
+        try:
+            append(4, 0)
+            service.refresh_bees()
+            service.process(BEE)  # the rotation is recorded, its link refused
+            append(2, 4)
+            outcome = service.process(BEE)
+            assert outcome is not None and outcome.state.checkpoint.seq == 6
+            assert seqs_read_only() == expected
+            code, _ = command("phare", str(hive), BEE, "6", "--config", str(config_path))
+            assert code == 0, "#6 exists: the daemon gave it"
+        finally:
+            service.close()
+    restarted = HiveService(hive, config, str(config_path))  # linking works again
+    try:
+        restarted.refresh_bees()
+        again = restarted.process(BEE)
+        assert again is not None
+        assert (again.state.zones.accepted, again.state.zones.up_to) == (6, 6)
+    finally:
+        restarted.close()
+    assert seqs_read_only() == expected

@@ -14,7 +14,7 @@ from horizon.cli.common import bee_settings, load_config, reported
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.settings import GlobalConfig, SettingsError
-from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
+from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.hive.discovery import discover, require_bee, require_hive
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
 from horizon.hive.journal import Checkpoint, line_hash
@@ -31,6 +31,7 @@ from horizon.hive.settings_files import (
     load_global,
     load_hive_layer,
 )
+from horizon.hive.store import load_state
 from horizon.summarize.cache import hive_cache
 
 
@@ -70,9 +71,11 @@ def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
     """The record given `seq` and its bytes, with the seqs the daemon gives (the manifest,
     and an interrupted rotation read as if finished)."""
     window = window_dir(hive)
+    written = load_state(hive, bee)
     reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, 0.0,
                            read_manifest(window, bee), {}, late_segments=set(),
-                           finish_in_memory=True)
+                           finish_in_memory=True,
+                           read_to=written.checkpoint if written is not None else None)
     reader.raw_wanted = seq
     last = 0
     for record in reader:
@@ -111,7 +114,7 @@ def phare(args: argparse.Namespace) -> int:
         cache = hive_cache(hive)
         try:
             effective = effective_settings(config, source, hive, bee)
-            BeeEngine(hive, bee, config, effective, cache=cache).run(ReadNew(), args.wall_now)
+            BeeEngine(hive, bee, config, effective, cache=cache).run(Rebuild(), args.wall_now)
         finally:
             cache.close()
             lock.release()

@@ -28,6 +28,7 @@ from horizon.core.zones import Changes, has_aged, sweep
 from horizon.engine.stepping import Pass, context, run_pass, settings_key
 from horizon.hive.durable import StoreError
 from horizon.hive.flags import read_flags
+from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import live_name, window_dir
 from horizon.hive.manifest import Manifest, append_records, read_manifest
 from horizon.hive.rotation import finish_rotations, rotate, seal
@@ -85,12 +86,15 @@ class BeeEngine:
         # Rotated segments to look at for late lines at the next pass (events, the poll).
         self.late_check: set[str] = set()
         self.rotate_retry_at = 0.0
+        self.finished: list[str] = []  # rotations finished here, until the caller takes them
+        self.rotations_checked = False
 
     def reset(self) -> None:
         """Drop what is in memory: the next pass starts from the files."""
         self.state = None
         self.manifest = None
         self.shown = None
+        self.rotations_checked = False
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -104,26 +108,26 @@ class BeeEngine:
         if (isinstance(given, SweepAges) and self.state is not None
                 and not self.may_age(now, given.reoffer)):
             return None  # nothing in net can have aged: a sweep costs one comparison
-        finished = self._load_manifest()
         loaded = self.state is None or isinstance(given, Rebuild)
-        if isinstance(given, Rebuild):
-            self.state = None
-            self.late_check |= set(self._manifest().rotated)
-        elif self.state is None:
+        if self.state is None:
             self.state = load_state(self.hive, self.bee)
             self.late_check |= set(self._manifest().rotated)  # catch up on every segment
             if self.writes:
                 self.shown = read_handoff(self.hive, self.bee)
+        read_to = self.state.checkpoint if self.state is not None else None
+        self.finished += self._finish_rotations(read_to)
+        if isinstance(given, Rebuild):
+            self.state = None
+            self.late_check |= set(self._manifest().rotated)
         manifest = self._manifest()
         late = None if not self.late_check else (
             self.late_check | {name for name in manifest.rotated if name not in manifest.sealed})
         outcome = run_pass(self.hive, self.bee, self.config, self.effective, now, self.state,
                            read_time=read_time, manifest=manifest, late_segments=late,
                            on_record=self.on_record, cache=self.cache,
-                           finish_in_memory=not self.writes, slice_bytes=self.slice_bytes,
-                           slice_s=self.slice_s)
+                           finish_in_memory=not self.writes, read_to=read_to,
+                           slice_bytes=self.slice_bytes, slice_s=self.slice_s)
         outcome.loaded = loaded
-        outcome.finished_rotations = finished
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
                        or outcome.rebuilt or outcome.view.text != self.shown)
@@ -209,13 +213,19 @@ class BeeEngine:
             self.manifest = read_manifest(self.window, self.bee)
         return self.manifest
 
-    def _load_manifest(self) -> list[str]:
-        """The manifest, read once; a writing engine first finishes the rotations a crash
-        interrupted (the segments it finished)."""
-        if self.manifest is not None:
+    def _finish_rotations(self, read_to: Checkpoint | None) -> list[str]:
+        """Once after the files are (re)read, a writing engine finishes the rotation a
+        crash interrupted (the segments it finished); a read-only one reads it as
+        finished."""
+        if not self.writes or self.rotations_checked:
             return []
-        manifest = self._manifest()
-        return finish_rotations(self.window, self.bee, manifest) if self.writes else []
+        self.rotations_checked = True
+        return finish_rotations(self.window, self.bee, self._manifest(), read_to)
+
+    def take_finished(self) -> list[str]:
+        """The rotations finished since the last call: logged once, even by a failed pass."""
+        finished, self.finished = self.finished, []
+        return finished
 
     def _commit(self, outcome: Pass) -> None:
         """Durable in order: manifest records, then handoff.md, then the state."""

@@ -49,7 +49,6 @@ class Pass:
     more: bool = False  # the reading stopped at its slice's bound: lines are left to read
     # Filled in by BeeEngine: what the rest of the pass did with the files.
     loaded: bool = False  # the state came from the files at this pass (not from memory)
-    finished_rotations: list[str] = field(default_factory=list)
     committed: bool = False
     rotated: Checkpoint | None = None  # the live journal moved to this segment
     rotated_lines: int = 0
@@ -83,15 +82,17 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              manifest: Manifest | None = None, late_segments: set[str] | None = None,
              on_record: Callable[[Entry | Rejection], None] | None = None,
              cache: SummaryCache | None = None, finish_in_memory: bool = False,
-             slice_bytes: int | None = None, slice_s: float | None = None) -> Pass:
+             read_to: Checkpoint | None = None, slice_bytes: int | None = None,
+             slice_s: float | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
     `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
     `finish_in_memory`: read an interrupted rotation as if it were finished (readers that
-    must not write give the seqs the daemon will give). `slice_bytes` and `slice_s` bound
-    the reading (`Pass.more` says lines are left). The pass mutates `state` and
-    `manifest`: on a failed commit the caller drops both.
+    must not write give the seqs the daemon will give; `read_to`, the checkpoint of the
+    state on disk, tells such a rotation from one whose link failed). `slice_bytes` and
+    `slice_s` bound the reading (`Pass.more` says lines are left). The pass mutates
+    `state` and `manifest`: on a failed commit the caller drops both.
     """
     window = window_dir(hive)
     flags = read_flags(hive, bee)
@@ -105,7 +106,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     ctx = context(bee, effective, now, cache, state.folds)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
-                       late_segments, on_record, finish_in_memory, slice_bytes, slice_s)
+                       late_segments, on_record, finish_in_memory, read_to, slice_bytes,
+                       slice_s)
     try:
         reading.run()
     except JournalError as error:
@@ -140,6 +142,7 @@ class _Reading:
     late_segments: set[str] | None
     on_record: Callable[[Entry | Rejection], None] | None
     finish_in_memory: bool
+    read_to: Checkpoint | None
     slice_bytes: int | None
     slice_s: float | None
 
@@ -149,7 +152,7 @@ class _Reading:
         reader = JournalReader(self.window, self.bee, state.checkpoint,
                                self.config.max_line_bytes, self.read_time, outcome.manifest,
                                self.flags, self.late_segments,
-                               finish_in_memory=self.finish_in_memory,
+                               finish_in_memory=self.finish_in_memory, read_to=self.read_to,
                                slice_bytes=self.slice_bytes, slice_s=self.slice_s)
         zones: Zones = state.zones
         for record in reader:

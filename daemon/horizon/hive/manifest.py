@@ -81,6 +81,17 @@ class Manifest(msgspec.Struct):
         else:
             self.clamps[record.seq] = record.instant
 
+    def interrupted_rotation(self, ino: int, read_to: int | None = None) -> str | None:
+        """The segment a rotation of file `ino` names while that file is still the live
+        journal: a crash stopped it before its link or unlink. `read_to` is how far a
+        writer read that file in order: a record behind it is a rotation whose link
+        failed while the daemon went on reading, not one to finish (the next rotation
+        records the file again)."""
+        for record in self.rotated.values():
+            if record.ino == ino and (read_to is None or read_to <= record.offset):
+                return record.segment
+        return None
+
     def late_end(self, segment: str) -> int:
         """Where late reading of an archived segment resumes."""
         ends = [late.end for late in self.late if late.segment == segment]

@@ -29,6 +29,7 @@ from horizon.hive.journal import (
 )
 from horizon.hive.layout import archive_dir, live_name, live_path
 from horizon.hive.manifest import Clamp, Jump, Late, Manifest, Record
+from horizon.hive.rotation import read_offset
 
 CLOCK_SKEW_S = 300.0
 
@@ -58,8 +59,8 @@ class JournalReader:
     def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
                  read_time: float, manifest: Manifest, flags: dict[int, str],
                  late_segments: set[str] | None = None, *,
-                 finish_in_memory: bool = False, slice_bytes: int | None = None,
-                 slice_s: float | None = None) -> None:
+                 finish_in_memory: bool = False, read_to: Checkpoint | None = None,
+                 slice_bytes: int | None = None, slice_s: float | None = None) -> None:
         self.window = window
         self.bee = bee
         self.checkpoint = checkpoint
@@ -69,6 +70,9 @@ class JournalReader:
         self.flags = flags
         self.late_segments = late_segments
         self.finish_in_memory = finish_in_memory
+        # How far the daemon has read: tells a rotation a crash stopped from one whose link
+        # failed while reading went on (`Manifest.interrupted_rotation`).
+        self.read_to = read_to if read_to is not None else checkpoint
         self.slice_bytes = slice_bytes
         self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
@@ -145,10 +149,7 @@ class JournalReader:
         """With `finish_in_memory`, the segment a recorded rotation of file `ino` names."""
         if not self.finish_in_memory:
             return None
-        for rotated in self.manifest.rotated.values():
-            if rotated.ino == ino:
-                return rotated.segment
-        return None
+        return self.manifest.interrupted_rotation(ino, read_offset(self.read_to, ino))
 
     def _resolve(self, checkpoint: Checkpoint, segments: list[tuple[str, Path]]) -> str:
         """The name the checkpoint's file has now; notes a journal replaced or truncated."""

@@ -60,27 +60,36 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
                       tail_hash(target, checkpoint.offset), checkpoint.lines)
 
 
-def finish_rotations(window: Path, bee: str, manifest: Manifest) -> list[str]:
-    """Complete rotations a crash interrupted; the segments it finished."""
+def finish_rotations(window: Path, bee: str, manifest: Manifest,
+                     read_to: Checkpoint | None = None) -> list[str]:
+    """Complete the rotation a crash interrupted, if any; the segments it finished.
+
+    `read_to`: the checkpoint of the state on disk (see `Manifest.interrupted_rotation`).
+    """
     live = live_path(window, bee)
-    finished = []
-    for record in manifest.rotated.values():
-        target = archive_dir(window) / record.segment
-        try:
-            live_ino = os.stat(live, follow_symlinks=False).st_ino
-        except FileNotFoundError:
-            live_ino = None
-        if live_ino != record.ino:
-            continue
-        try:
-            if not target.exists():
-                os.link(live, target, follow_symlinks=False)
-            os.unlink(live)
-            fsync_dir(window)
-        except OSError:
-            continue  # the next rotation of this file retries under the same number
-        finished.append(record.segment)
-    return finished
+    try:
+        live_ino = os.stat(live, follow_symlinks=False).st_ino
+    except FileNotFoundError:
+        return []
+    segment = manifest.interrupted_rotation(live_ino, read_offset(read_to, live_ino))
+    if segment is None:
+        return []
+    target = archive_dir(window) / segment
+    try:
+        if not target.exists():
+            os.link(live, target, follow_symlinks=False)
+        os.unlink(live)
+        fsync_dir(window)
+    except OSError:
+        return []  # the next rotation of this file retries under the same number
+    return [segment]
+
+
+def read_offset(checkpoint: Checkpoint | None, ino: int) -> int | None:
+    """How far `checkpoint` read file `ino` in order, when it is in that file."""
+    if checkpoint is None or checkpoint.ino != ino or not checkpoint.segment:
+        return None
+    return checkpoint.offset
 
 
 def seal(window: Path, bee: str, segment: str, size: int, manifest: Manifest) -> None:

@@ -204,7 +204,7 @@ class Daemon:
             try:
                 self._handle(item)
             except Exception as error:  # the loop must outlive any one item; says what, not why
-                log.error("daemon.error", item=type(item).__name__, error=type(error).__name__)
+                log.error("daemon.error", item=item.label, error=type(error).__name__)
 
     def _handle(self, item: Message) -> None:
         match item:

@@ -13,11 +13,12 @@ import os
 import time
 from pathlib import Path
 
+import msgspec
 import structlog
 
 from horizon import __version__
 from horizon.core.entries import format_instant
-from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError
+from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError, level_names
 from horizon.core.summarizer import ModelResult
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Pass
@@ -107,11 +108,15 @@ class HiveService:
         return True
 
     def reconfigure(self, config: GlobalConfig) -> None:
-        """A new config.json: every engine works with it from its next pass."""
+        """A new config.json: every engine works with it from its next pass, including
+        the model levels of a bee whose own settings are refused (its last good ones)."""
         self.config = config
         for runtime in self.bees.values():
-            if runtime.engine is not None:
-                runtime.engine.config = config
+            engine = runtime.engine
+            if engine is not None:
+                engine.config = config
+                engine.effective = msgspec.structs.replace(
+                    engine.effective, levels=level_names(config, engine.effective))
 
     # -- passes -------------------------------------------------------------------------
 
@@ -187,7 +192,12 @@ class HiveService:
                 runtime.state_error = str(error)
                 engine.reset()
                 return None
-            runtime.state_error = None
+            finally:
+                # Even when the pass failed: the rotation it finished stays finished.
+                for segment in engine.take_finished():
+                    log.warning("archive.rotation_finished", segment=segment)
+            if not isinstance(given, ModelResult):
+                runtime.state_error = None  # a pass went through: the bee's files are fine
             if outcome is not None:
                 self._report(runtime, given, outcome)
             self._offer_to_models(runtime, engine, given, outcome)
@@ -195,8 +205,6 @@ class HiveService:
 
     def _report(self, runtime: BeeRuntime, given: Input, outcome: Pass) -> None:
         """Logs what the pass did (called with `hive` and `bee` bound)."""
-        for segment in outcome.finished_rotations:
-            log.warning("archive.rotation_finished", segment=segment)
         if outcome.committed:
             self._recovered(runtime)
             if isinstance(given, ModelResult):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from horizon.core.summarizer import ModelResult
 
@@ -13,12 +14,16 @@ from horizon.core.summarizer import ModelResult
 class FileEvent:
     """Something changed at `path` (a watched folder's entry)."""
 
+    label: ClassVar[str] = "event"  # as `daemon.error` names it
+
     path: Path
 
 
 @dataclass(frozen=True)
 class PassDue:
     """A bee's debounce (or `max_wait_s`, or a back-off) ran out: time for its pass."""
+
+    label: ClassVar[str] = "process"  # as `daemon.error` names it
 
     hive: Path
     bee: str
@@ -28,25 +33,35 @@ class PassDue:
 class Poll:
     """The stat fallback's turn: what events missed."""
 
+    label: ClassVar[str] = "poll"  # as `daemon.error` names it
+
 
 @dataclass(frozen=True)
 class Sweep:
     """Age eviction for every bee."""
+
+    label: ClassVar[str] = "sweep"  # as `daemon.error` names it
 
 
 @dataclass(frozen=True)
 class Beat:
     """Write the heartbeats and tell systemd how we are."""
 
+    label: ClassVar[str] = "beat"  # as `daemon.error` names it
+
 
 @dataclass(frozen=True)
 class Reload:
     """Settings files changed (or SIGHUP): read them again."""
 
+    label: ClassVar[str] = "reload"  # as `daemon.error` names it
+
 
 @dataclass(frozen=True)
 class ModelDone:
     """A model worker's answer for one bee."""
+
+    label: ClassVar[str] = "model"  # as `daemon.error` names it
 
     hive: Path
     bee: str
