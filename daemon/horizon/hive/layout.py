@@ -145,3 +145,60 @@ def handoff_path(hive: Path, bee: str) -> Path:
 
 def cache_path(hive: Path) -> Path:
     return derived_root(hive) / CACHE
+
+
+# -- what a changed path is -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """`horizon.toml` or a `bees/*.toml`."""
+
+
+@dataclass(frozen=True)
+class HiveFolder:
+    """One of the hive's watched folders (appeared, or replaced)."""
+
+
+@dataclass(frozen=True)
+class LiveJournal:
+    bee: str
+
+
+@dataclass(frozen=True)
+class ArchiveSegment:
+    bee: str
+    segment: str
+
+
+@dataclass(frozen=True)
+class FlagsFile:
+    bee: str
+
+
+HivePath = SettingsFile | HiveFolder | LiveJournal | ArchiveSegment | FlagsFile
+
+
+def classify(hive: Path, path: Path) -> HivePath | None:
+    """What `path` is in `hive`'s layout, or None when it is nothing the daemon serves."""
+    parent = path.parent
+    if parent == hive:
+        if path.name == HIVE_SETTINGS:
+            return SettingsFile()
+        return HiveFolder() if path.name in (WINDOW, BEES, PHARES) else None
+    window = window_dir(hive)
+    journal = parse_journal_name(path.name)
+    if parent == window:
+        if path.name == ARCHIVE:
+            return HiveFolder()
+        if journal is not None and journal.number is None and is_bee_name(journal.bee):
+            return LiveJournal(journal.bee)
+        return None
+    if parent == archive_dir(window):
+        if journal is not None and journal.number is not None and is_bee_name(journal.bee):
+            return ArchiveSegment(journal.bee, path.name)
+        return None
+    if parent == bees_dir(hive) and path.suffix == ".toml":
+        return SettingsFile()
+    if parent == phares_dir(hive) and path.suffix == ".jsonl":
+        return FlagsFile(path.stem)
+    return None

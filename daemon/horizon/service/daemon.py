@@ -19,15 +19,14 @@ from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.hive.discovery import file_signature
 from horizon.hive.heartbeat import BEAT_S
 from horizon.hive.layout import (
-    ARCHIVE,
-    BEES,
-    HIVE_SETTINGS,
-    PHARES,
-    WINDOW,
+    ArchiveSegment,
+    FlagsFile,
+    HiveFolder,
+    LiveJournal,
+    SettingsFile,
     archive_dir,
     bees_dir,
-    is_bee_name,
-    parse_journal_name,
+    classify,
     phares_dir,
 )
 from horizon.hive.lock import HiveLocked
@@ -278,33 +277,25 @@ class Daemon:
             self._request_reload()
             return
         for hive, service in self.services.items():
-            if path.parent == hive:
-                if path.name == HIVE_SETTINGS:
+            match classify(hive, path):
+                case None:
+                    continue
+                case SettingsFile():
                     self._request_reload()
-                elif path.name in (WINDOW, BEES, PHARES) and self.watcher is not None:
-                    self._watch_hive(service)
-                return
-            journal = parse_journal_name(path.name)
-            if path.parent == service.window:
-                if path.name == ARCHIVE:
-                    self._watch_hive(service)
-                elif journal is not None and journal.number is None and is_bee_name(journal.bee):
-                    self._written(service, journal.bee)
-                return
-            if path.parent == archive_dir(service.window):
-                if journal is not None and journal.number is not None:
-                    runtime = service.bees.get(journal.bee)
+                case HiveFolder():
+                    if self.watcher is not None:
+                        self._watch_hive(service)
+                case LiveJournal(bee):
+                    self._written(service, bee)
+                case ArchiveSegment(bee, segment):
+                    runtime = service.bees.get(bee)
                     if runtime is not None:
-                        runtime.note_late(path.name)
-                        self._written(service, journal.bee)
-                return
-            if path.parent == bees_dir(hive) and path.suffix == ".toml":
-                self._request_reload()
-                return
-            if path.parent == phares_dir(hive) and path.suffix == ".jsonl":
-                if path.stem in service.bees:
-                    self._written(service, path.stem)
-                return
+                        runtime.note_late(segment)
+                        self._written(service, bee)
+                case FlagsFile(bee):
+                    if bee in service.bees:
+                        self._written(service, bee)
+            return
 
     def _poll(self) -> None:
         """The stat fallback: what events missed, new bees, settings edits, a lost horizon/."""
