@@ -66,6 +66,15 @@ class Faults:
 
         setattr(owner, name, step)
 
+    def wrap_every_io_step(self) -> Faults:
+        """A derived write, a manifest append (a pass's or a rotation's), a link, an unlink."""
+        self.wrap(horizon.hive.store, "write_atomic")
+        self.wrap(horizon.engine.bee_engine, "append_records")
+        self.wrap(horizon.hive.rotation, "append_records")
+        self.wrap(os, "link")
+        self.wrap(os, "unlink")
+        return self
+
     def restore(self) -> None:
         for owner, name, original in reversed(self.originals):
             setattr(owner, name, original)
@@ -100,12 +109,7 @@ class DaemonModel(RuleBasedStateMachine):
         self.partial: tuple[str, bytes, int] | None = None
         self.held: int | None = None
         self.counter = 0
-        self.faults = Faults()
-        self.faults.wrap(horizon.hive.store, "write_atomic")
-        self.faults.wrap(horizon.engine.bee_engine, "append_records")
-        self.faults.wrap(horizon.hive.rotation, "append_records")
-        self.faults.wrap(os, "link")
-        self.faults.wrap(os, "unlink")
+        self.faults = Faults().wrap_every_io_step()
         self.start()
 
     def teardown(self) -> None:

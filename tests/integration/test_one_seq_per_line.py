@@ -21,9 +21,6 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-import horizon.engine.bee_engine
-import horizon.hive.rotation
-import horizon.hive.store
 from horizon.cli.main import main
 from horizon.core.entries import Entry, Rejection
 from horizon.engine.bee_engine import BeeEngine, Rebuild
@@ -168,12 +165,7 @@ class OneSeqPerLine(RuleBasedStateMachine):
         self.service: HiveService | None = None
         self.written: list[str] = []
         self.seq_of: dict[str, int] = {}  # the seq every reader must give each line
-        self.faults = Faults()
-        self.faults.wrap(horizon.hive.store, "write_atomic")
-        self.faults.wrap(horizon.engine.bee_engine, "append_records")
-        self.faults.wrap(horizon.hive.rotation, "append_records")
-        self.faults.wrap(os, "link")
-        self.faults.wrap(os, "unlink")
+        self.faults = Faults().wrap_every_io_step()
 
     def teardown(self) -> None:
         self.faults.restore()

@@ -25,23 +25,35 @@ from tests.integration.test_one_seq_per_line import command
 BEE = "mia"
 
 
-def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def new_hive(tmp_path: Path) -> tuple[Path, Path]:
+    """A hive whose journals rotate every 3 lines, and its config.json."""
     hive = tmp_path / "hive"
     (hive / "window").mkdir(parents=True)
     config_path = tmp_path / "config.json"
     config_path.write_text(json.dumps({"hives": [str(hive)], "rotation_entries": 3}))
+    return hive, config_path
+
+
+def append_lines(live: Path, count: int, start: int) -> None:
+    with live.open("ab") as journal:
+        for n in range(start, start + count):
+            journal.write(json.dumps({"ts": time.time(), "type": "task",
+                                      "question": f"q{n}", "answer": "a"}).encode() + b"\n")
+
+
+def refuse(*args: Any, **kwargs: Any) -> None:
+    """`os.link` where hard links are refused."""
+    raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
+
+
+def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    hive, config_path = new_hive(tmp_path)
     config = load_global(config_path)
     live = hive / "window" / f"{BEE}-messages.jsonl"
 
     def append(count: int, start: int) -> None:
-        with live.open("ab") as journal:
-            for n in range(start, start + count):
-                journal.write(json.dumps({"ts": time.time(), "type": "task",
-                                          "question": f"q{n}", "answer": "a"}).encode() + b"\n")
-
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
+        append_lines(live, count, start)
 
     monkeypatch.setattr(horizon.hive.rotation.os, "link", refuse)
     monkeypatch.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 0.0)
@@ -89,21 +101,12 @@ def test_while_linking_fails_readers_and_restarts_keep_the_daemons_seqs(
     """The daemon goes on reading a journal whose rotation could not link. A read-only
     reader, `phare`, and a daemon restarted once linking works again read that rotation
     as failed, not as one a crash stopped: the lines keep the seqs the daemon gave."""
-    hive = tmp_path / "hive"
-    (hive / "window").mkdir(parents=True)
-    config_path = tmp_path / "config.json"
-    config_path.write_text(json.dumps({"hives": [str(hive)], "rotation_entries": 3}))
+    hive, config_path = new_hive(tmp_path)
     config = load_global(config_path)
     live = hive / "window" / f"{BEE}-messages.jsonl"
 
     def append(count: int, start: int) -> None:
-        with live.open("ab") as journal:
-            for n in range(start, start + count):
-                journal.write(json.dumps({"ts": time.time(), "type": "task",
-                                          "question": f"q{n}", "answer": "a"}).encode() + b"\n")
-
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
+        append_lines(live, count, start)
 
     def seqs_read_only() -> list[tuple[int, str]]:
         seen: list[tuple[int, str]] = []
