@@ -41,6 +41,15 @@ def _formatter(renderer: Any) -> logging.Formatter:
     )
 
 
+class _StoppingEmitter(logging.Filter):
+    """watchdog logs an error when its inotify thread reads one last event while we stop
+    it (or unwatch a removed hive): a race inside the library, on a watch we are ending
+    ourselves, where nothing is lost. It must not read as a failure of the daemon."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("InotifyEmitter.queue_events() called when")
+
+
 def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
               stdout: bool = False) -> Path | None:
     """Set up every output; returns the log file's path (None when it cannot be opened)."""
@@ -80,6 +89,7 @@ def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
         library.handlers = list(_handlers)
         library.setLevel(logging.WARNING)
         library.propagate = False
+    logging.getLogger("watchdog.observers.inotify").filters = [_StoppingEmitter()]
     structlog.configure(
         processors=[*_pre_chain(), structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),
