@@ -36,6 +36,7 @@ from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import archive_name
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader
+from horizon.hive.rotation import adopt
 from horizon.hive.store import load_state
 
 HERE = Path(__file__).resolve().parent
@@ -80,6 +81,9 @@ def write_history(window: Path, count: int, segment: int, now: float) -> None:
         number += segment
     with (window / f"{BEE}-messages.jsonl").open("wb") as out:
         out.write(b"".join(line(i, now) for i in range(number, count)))
+    # Segments written by hand are part of a history only once taken in, as an operator
+    # does with `horizon adopt`.
+    adopt(window, BEE, read_manifest(window, BEE))
 
 
 def effective() -> Effective:

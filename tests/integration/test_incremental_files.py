@@ -17,6 +17,8 @@ from horizon.engine.stepping import run_pass
 from horizon.hive.flags import FlagRecord, append_flag
 from horizon.hive.journal import line_hash
 from horizon.hive.layout import archive_name
+from horizon.hive.manifest import read_manifest
+from horizon.hive.rotation import adopt
 from horizon.hive.store import BeeState, load_state
 from tests.unit.strategies import histories, horizon_settings
 
@@ -132,6 +134,7 @@ def test_a_backlog_read_in_bounded_slices_equals_one_reading(
             for _ in range(7):
                 number += 1
                 out.write(_slice_line(number))
+    adopt(window, BEE, read_manifest(window, BEE))
     with (window / f"{BEE}-messages.jsonl").open("wb") as out:
         for _ in range(30):
             number += 1

@@ -18,7 +18,7 @@ from horizon.engine.stepping import run_pass
 from horizon.hive.layout import archive_name, live_name
 from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Clamp, append_records, read_manifest
-from horizon.hive.rotation import rotate
+from horizon.hive.rotation import adopt, rotate
 from horizon.hive.store import BeeState
 
 BEE = "mia"
@@ -89,6 +89,7 @@ def test_ranges_do_not_grow_with_the_number_of_segments(tmp_path: Path) -> None:
         (hive.window / "archive").mkdir()
         for index in range(1, segments + 1):
             hive.write(hive.window / "archive" / archive_name(BEE, index), 40)
+        adopt(hive.window, BEE, read_manifest(hive.window, BEE))
         hive.write(hive.live(), 5)
         state = hive.run()
         hive.assert_every_held_entry_is_found(state)

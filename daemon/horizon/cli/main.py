@@ -90,6 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
     phare.add_argument("seq", type=seq_number)
     phare.add_argument("--off", action="store_true", help="remove the flag")
 
+    adopt = commands.add_parser(
+        "adopt", parents=[common],
+        help="take in a bee's archive segments that no record names (made by hand or by "
+             "an older tool)",
+        description="Records, in name order, the segments of window/archive/ that belong to "
+                    "BEE and that no record names, so they become part of its history. "
+                    "Refused on a hive a daemon serves, and for a bee whose lines are "
+                    "already numbered. Example: horizon adopt /srv/hive mia. Exit codes: 0 "
+                    "done, 1 a problem (locked hive, unknown name), 2 bad usage.")
+    adopt.add_argument("hive")
+    adopt.add_argument("bee")
+
     config = commands.add_parser("config", parents=[common],
                                  help="a bee's effective settings and where each comes from")
     config.add_argument("hive")
@@ -110,6 +122,7 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "status": status.command,
         "phare": operate.phare,
         "config": operate.config,
+        "adopt": operate.adopt,
         "check": operate.check,
         "run": operate.run,
         "demo": operate.demo,

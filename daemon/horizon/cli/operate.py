@@ -18,10 +18,12 @@ from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.hive.discovery import discover, require_bee, require_hive
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
 from horizon.hive.journal import Checkpoint, line_hash
-from horizon.hive.layout import window_dir
+from horizon.hive.layout import BEE_NAME, is_bee_name, window_dir
 from horizon.hive.lock import HiveLock, HiveLocked, holder
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader
+from horizon.hive.rotation import adopt as adopt_segments
+from horizon.hive.rotation import unadopted
 from horizon.hive.settings_files import (
     bee_file,
     config_path,
@@ -118,6 +120,34 @@ def phare(args: argparse.Namespace) -> int:
         finally:
             cache.close()
             lock.release()
+    return EXIT_OK
+
+
+def adopt(args: argparse.Namespace) -> int:
+    """Take in a bee's segment files that no record names, in name order."""
+    load_config(args)
+    with reported():
+        hive = require_hive(args.hive)
+        if not is_bee_name(args.bee):
+            raise UserError(f"{args.bee!r} is not a bee name (^{BEE_NAME.pattern}$)")
+        lock = HiveLock(hive)  # a running daemon must not see its history change under it
+    try:
+        with reported():
+            window = window_dir(hive)
+            manifest = read_manifest(window, args.bee)
+            state = load_state(hive, args.bee)
+            if unadopted(window, args.bee, manifest) and state is not None and (
+                    state.checkpoint.seq > 0):
+                raise UserError(
+                    f"{args.bee} already numbers {state.checkpoint.seq} lines; segments "
+                    "taken in now would come before them and change their seqs")
+            taken = adopt_segments(window, args.bee, manifest)
+    finally:
+        lock.release()
+    for name in taken:
+        print(f"adopted: {name}")
+    print(f"{args.bee}: {len(taken)} segments taken in" if taken
+          else f"{args.bee}: no unrecorded segment; nothing to do")
     return EXIT_OK
 
 

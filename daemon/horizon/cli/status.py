@@ -19,12 +19,13 @@ from horizon.cli.exits import EXIT_DEGRADED, UserError
 from horizon.core.blocks import net_overhead
 from horizon.core.recit import render_recit
 from horizon.core.settings import GlobalConfig, SettingsError
-from horizon.hive.discovery import discover
+from horizon.hive.discovery import discover, unrecorded_segments
 from horizon.hive.durable import StoreError
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
 from horizon.hive.lock import holder
+from horizon.hive.manifest import read_manifest
 from horizon.hive.settings_files import config_path, config_source, effective_settings
 from horizon.hive.store import BeeState, StateTooNew, load_state
 
@@ -35,7 +36,8 @@ def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
     """Journal bytes written after the checkpoint: the lag, without reading them."""
     total = 0
     reached = state is None or not state.checkpoint.segment
-    for path in segment_paths(window_dir(hive), bee):
+    window = window_dir(hive)
+    for path in segment_paths(window, bee, read_manifest(window, bee).segments()):
         try:
             size = os.stat(path, follow_symlinks=False).st_size
         except OSError:
@@ -50,7 +52,9 @@ def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
 
 def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
                beat: Heartbeat | None) -> dict[str, Any]:
-    report: dict[str, Any] = {"bee": bee, "segments": len(segment_paths(window_dir(hive), bee))}
+    window = window_dir(hive)
+    segments = len(segment_paths(window, bee, read_manifest(window, bee).segments()))
+    report: dict[str, Any] = {"bee": bee, "segments": segments}
     try:
         state = load_state(hive, bee)
     except (StateTooNew, StoreError) as error:
@@ -111,9 +115,13 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float) -> di
             daemon["stale"] = True
             degraded = True
     bees, problems = discover(hive)
+    unrecorded = unrecorded_segments(hive, bees)
     bee_reports = [bee_report(hive, bee, config, source, beat if pid else None) for bee in bees]
-    degraded = degraded or any(b.get("write_failed") or b.get("degraded") for b in bee_reports)
-    report.update(daemon=daemon, bees=bee_reports, problems=problems, degraded=degraded)
+    # A refused bee, twin or segment degrades the hive: something is there and not served.
+    degraded = (degraded or bool(problems) or bool(unrecorded)
+                or any(b.get("write_failed") or b.get("degraded") for b in bee_reports))
+    report.update(daemon=daemon, bees=bee_reports, problems=problems, unrecorded=unrecorded,
+                  degraded=degraded)
     return report
 
 
@@ -151,6 +159,9 @@ def _print(reports: list[dict[str, Any]]) -> None:
         console.print(f"[bold]{report['hive']}[/bold]: {line}")
         for problem in report.get("problems", []):
             console.print(f"  problem: {problem}")
+        for segment in report.get("unrecorded", []):
+            console.print(f"  unrecorded segment (never read; horizon adopt takes it in): "
+                          f"{segment}")
         table = Table(show_edge=False, pad_edge=False)
         for column in ("bee", "mode", "entries", "rejected", "segments", "lag", "net",
                        "condensé", "récit", "summarizer", "notes"):

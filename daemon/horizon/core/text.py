@@ -17,7 +17,7 @@ _BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u
 # the one line break left once lines are unified.
 _CONTROLS = [chr(code) for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\t\n"]
 _DROP = str.maketrans(dict.fromkeys(_CONTROLS + list(_BIDI_CONTROLS)))
-_METADATA_ESCAPED = frozenset("\\`*_#[]<>|")
+_METADATA_ESCAPED = frozenset("\\`*_#[]<>|·")  # · separates heading fields
 
 
 def clean(text: str) -> str:

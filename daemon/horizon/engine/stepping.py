@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,10 +20,10 @@ from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zones import Changes, Context, Zones, step, sweep
-from horizon.hive.durable import JournalError
+from horizon.hive.durable import JournalError, require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
-from horizon.hive.layout import window_dir
+from horizon.hive.layout import archive_dir, window_dir
 from horizon.hive.manifest import Manifest, read_manifest
 from horizon.hive.reader import JournalReader, Notes
 from horizon.hive.store import BeeState
@@ -95,6 +96,10 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     `state` and `manifest`: on a failed commit the caller drops both.
     """
     window = window_dir(hive)
+    # Journals are read only from the hive's own folders, never through a link.
+    require_real_dir(window, JournalError)
+    if os.path.lexists(archive_dir(window)):
+        require_real_dir(archive_dir(window), JournalError)
     flags = read_flags(hive, bee)
     key = settings_key(effective, flags)
     if manifest is None:

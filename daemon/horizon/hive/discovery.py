@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Collection
 from pathlib import Path
 
+from horizon.hive.durable import JournalError
 from horizon.hive.layout import (
     BEE_NAME,
     archive_dir,
     bees_dir,
+    derived_dir,
     is_bee_name,
     live_path,
+    manifest_bee,
     parse_journal_name,
     window_dir,
 )
+from horizon.hive.manifest import read_manifest
 
 
 class HiveError(Exception):
@@ -36,8 +42,10 @@ def _inside(hive: Path, path: Path) -> bool:
         return False
 
 
-def discover(hive: Path) -> tuple[list[str], list[str]]:
-    """(bees served, problems): a bee exists by its journal, an archive or its settings file."""
+def discover(hive: Path, served: Collection[str] = ()) -> tuple[list[str], list[str]]:
+    """(bees served, problems): a bee exists by its live journal, its segment manifest
+    (recorded segments) or its settings file. Of names differing only in case, the one
+    `served` (else the one with derived files) is kept, and the newcomers refused."""
     problems: list[str] = []
     window = window_dir(hive)
     archive = archive_dir(window)
@@ -48,7 +56,7 @@ def discover(hive: Path) -> tuple[list[str], list[str]]:
     if _inside(hive, window):
         candidates |= _journal_bees(window, archived=False)
         if _inside(hive, archive):
-            candidates |= _journal_bees(archive, archived=True)
+            candidates |= _manifest_bees(archive)
     if _inside(hive, bees_dir(hive)):
         candidates |= {name[:-5] for name in _names_toml(bees_dir(hive))}
     by_fold: dict[str, list[str]] = {}
@@ -56,18 +64,63 @@ def discover(hive: Path) -> tuple[list[str], list[str]]:
         by_fold.setdefault(name.casefold(), []).append(name)
     bees = []
     for name in sorted(candidates):
+        twins = sorted(by_fold[name.casefold()])
         if not is_bee_name(name):
             problems.append(f"bee {name!r}: the name must match ^{BEE_NAME.pattern}$; ignored")
-        elif len(by_fold[name.casefold()]) > 1:
+        elif len(twins) > 1 and _twin_kept(hive, twins, served) != name:
+            kept = _twin_kept(hive, twins, served)
             problems.append(
-                f"bee {name!r}: names differing only in case "
-                f"({', '.join(sorted(by_fold[name.casefold()]))}) are all refused"
-            )
+                f"bee {name!r}: names differing only in case ({', '.join(twins)}) are "
+                + (f"refused; {kept!r} keeps being served" if kept else "all refused"))
         elif live_path(window, name).is_symlink():
             problems.append(f"bee {name!r}: its journal is a link; refused")
         else:
             bees.append(name)
     return bees, problems
+
+
+def _twin_kept(hive: Path, twins: list[str], served: Collection[str]) -> str | None:
+    """The one of case twins that keeps being served: the one served already, else the
+    only one with derived files; None when that does not tell."""
+    for known in (set(served), {twin for twin in twins if derived_dir(hive, twin).is_dir()}):
+        kept = [twin for twin in twins if twin in known]
+        if len(kept) == 1:
+            return kept[0]
+    return None
+
+
+def _manifest_bees(archive: Path) -> set[str]:
+    try:
+        entries = os.listdir(archive)
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {bee for name in entries if (bee := manifest_bee(name)) is not None}
+
+
+def unrecorded_segments(hive: Path, bees: Collection[str]) -> list[str]:
+    """Segment files in `window/archive/` that no record of their bee names: never read
+    into any history (an operator takes them in with `horizon adopt`)."""
+    archive = archive_dir(window_dir(hive))
+    try:
+        entries = sorted(os.listdir(archive))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    recorded: dict[str, set[str]] = {}
+    found = []
+    for name in entries:
+        parsed = parse_journal_name(name)
+        if parsed is None or parsed.number is None:
+            continue
+        if parsed.bee not in recorded:
+            known = parsed.bee in bees and is_bee_name(parsed.bee)
+            recorded[parsed.bee] = set()
+            if known:
+                with contextlib.suppress(JournalError):  # a refused manifest records none
+                    recorded[parsed.bee] = set(
+                        read_manifest(window_dir(hive), parsed.bee).segments())
+        if name not in recorded[parsed.bee]:
+            found.append(name)
+    return found
 
 
 def _names_toml(folder: Path) -> set[str]:

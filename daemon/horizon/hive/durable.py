@@ -4,6 +4,7 @@ hive without following links or blocking on a FIFO."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -21,11 +22,28 @@ class JournalError(Exception):
     """A journal file that cannot be read safely (not regular, a link, unreadable)."""
 
 
-def ensure_dir(path: Path) -> None:
-    """`path` and its parents up to the hive, each 0750 (mkdir's parents ignore `mode`)."""
-    if not path.parent.is_dir():
-        ensure_dir(path.parent)
-    path.mkdir(mode=DIR_MODE, exist_ok=True)
+def ensure_dir(path: Path, under: Path) -> None:
+    """`path` and every folder between it and `under` (the hive, or a folder of it),
+    each 0750 (mkdir's parents ignore `mode`); a link or a file in the way is refused
+    (StoreError), never written through."""
+    if path.parent != under and under in path.parents:
+        ensure_dir(path.parent, under)
+    with contextlib.suppress(FileExistsError):  # a dangling link, a file: refused below
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+    require_real_dir(path, StoreError)
+
+
+def require_real_dir(path: Path, refusal: type[Exception] = StoreError) -> None:
+    """`path` is a folder itself, not a link to one: else `refusal` says so."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        raise refusal(f"{path}: missing") from None
+    if stat.S_ISLNK(mode):
+        raise refusal(f"{path}: a link; refused (the daemon never writes or reads through "
+                      "a link inside a hive)")
+    if not stat.S_ISDIR(mode):
+        raise refusal(f"{path}: not a folder; refused")
 
 
 def fsync_dir(path: Path) -> None:
@@ -72,6 +90,8 @@ def open_regular(path: Path) -> int:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise JournalError(f"{path}: a link; refused") from None
         raise JournalError(f"{path}: {error.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
@@ -79,23 +99,34 @@ def open_regular(path: Path) -> int:
     return fd
 
 
-def read_records(path: Path) -> list[bytes]:
-    """The non-blank lines of a small append-only file (flags, manifest); [] when absent."""
-    if not path.exists():
-        return []
-    fd = open_regular(path)
+def read_regular(path: Path, limit: int | None = None) -> bytes | None:
+    """The bytes of regular file `path` (at most `limit`), None when absent. A link, a
+    FIFO or a device is refused (JournalError) without blocking."""
+    try:
+        fd = open_regular(path)
+    except JournalError:
+        if not os.path.lexists(path):
+            return None
+        raise
     try:
         with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read()
+            return stream.read() if limit is None else stream.read(limit)
     finally:
         os.close(fd)
+
+
+def read_records(path: Path) -> list[bytes]:
+    """The non-blank lines of a small append-only file (flags, manifest); [] when absent."""
+    data = read_regular(path)
+    if data is None:
+        return []
     return [line for line in data.split(b"\n") if line.strip()]
 
 
 def append_durably(path: Path, payload: bytes) -> None:
     """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
     append) is closed first so the new records start on a line of their own."""
-    path.parent.mkdir(mode=DIR_MODE, exist_ok=True)
+    ensure_dir(path.parent, path.parent.parent)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
                  FILE_MODE)
     try:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.hive.durable import write_atomic
+from horizon.hive.durable import JournalError, ensure_dir, read_regular, write_atomic
 from horizon.hive.layout import heartbeat_path
 
 BEAT_S = 10.0
@@ -33,10 +33,12 @@ class Heartbeat(msgspec.Struct, kw_only=True):
 
 def read_heartbeat(hive: Path) -> Heartbeat | None:
     try:
-        return msgspec.json.decode(heartbeat_path(hive).read_bytes(), type=Heartbeat)
-    except (OSError, msgspec.MsgspecError):
+        data = read_regular(heartbeat_path(hive))
+        return msgspec.json.decode(data, type=Heartbeat) if data is not None else None
+    except (OSError, JournalError, msgspec.MsgspecError):
         return None
 
 
 def write_heartbeat(hive: Path, beat: Heartbeat) -> None:
+    ensure_dir(heartbeat_path(hive).parent, hive)  # never through a link
     write_atomic(heartbeat_path(hive), msgspec.json.encode(beat))

@@ -16,7 +16,6 @@ import msgspec
 from horizon.hive.durable import open_regular
 from horizon.hive.layout import (
     archive_dir,
-    archive_name,
     live_path,
     parse_journal_name,
 )
@@ -54,10 +53,12 @@ def archive_numbers(window: Path, bee: str) -> list[int]:
     return sorted(numbers)
 
 
-def segment_paths(window: Path, bee: str) -> list[Path]:
-    """Archives in order, then the live file (when present)."""
+def segment_paths(window: Path, bee: str, recorded: list[str]) -> list[Path]:
+    """The `recorded` archive segments present, in order, then the live file (when
+    present). A segment no record names is never part of a history."""
     archive = archive_dir(window)
-    paths = [archive / archive_name(bee, n) for n in archive_numbers(window, bee)]
+    paths = [archive / name for name in recorded
+             if (archive / name).exists() or (archive / name).is_symlink()]
     live = live_path(window, bee)
     if live.exists() or live.is_symlink():
         paths.append(live)

@@ -74,6 +74,13 @@ def manifest_name(bee: str) -> str:
     return f"{bee}-segments.jsonl"
 
 
+def manifest_bee(name: str) -> str | None:
+    """The bee a manifest file name belongs to (checked with `is_bee_name`), or None."""
+    suffix = "-segments.jsonl"
+    bee = name[: -len(suffix)] if name.endswith(suffix) else ""
+    return bee if is_bee_name(bee) else None
+
+
 # -- folders ------------------------------------------------------------------------------
 
 def window_dir(hive: Path) -> Path:

@@ -9,6 +9,14 @@ replays so that every line keeps its seq (SPEC section 3, ADR 0002).
   from byte 0 get seqs after `seq`.
 - `sealed`: `segment` stayed quiet for `rotate_wait_s` at `size` bytes.
 - `clamp`: a `ts` in the future, clamped to the instant it was read.
+- `adopted`: an operator took in `segment`, a file no rotation made (`horizon adopt`):
+  read whole, in name order among the segments.
+- `aborted`: a rotation into `segment` backed out (the journal was replaced under its
+  name between the record and the unlink); the record before it is void.
+
+Every segment a record names is this bee's own (`<bee>-messages.<6 digits>.jsonl`, or its
+live journal for a `jump`): a record naming anything else is refused, never used as a
+path, and reported (`Manifest.refused`).
 """
 
 from __future__ import annotations
@@ -20,42 +28,52 @@ import msgspec
 
 from horizon.core.entries import LATEST
 from horizon.hive.durable import append_durably, read_records
-from horizon.hive.layout import manifest_path
+from horizon.hive.layout import manifest_path, parse_journal_name
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class Rotated(msgspec.Struct, tag="rotated", tag_field="kind", frozen=True):
     segment: str
-    ino: int
-    offset: int
-    seq: int
+    ino: Count
+    offset: Count
+    seq: Count
 
 
 class Late(msgspec.Struct, tag="late", tag_field="kind", frozen=True):
     segment: str
-    start: int
-    end: int
-    first_seq: int
-    last_seq: int
+    start: Count
+    end: Count
+    first_seq: Count
+    last_seq: Count
 
 
 class Jump(msgspec.Struct, tag="jump", tag_field="kind", frozen=True):
     segment: str
-    ino: int
-    seq: int
+    ino: Count
+    seq: Count
 
 
 class Sealed(msgspec.Struct, tag="sealed", tag_field="kind", frozen=True):
     segment: str
-    size: int
+    size: Count
+
+
+class Adopted(msgspec.Struct, tag="adopted", tag_field="kind", frozen=True):
+    segment: str
+
+
+class Aborted(msgspec.Struct, tag="aborted", tag_field="kind", frozen=True):
+    segment: str
 
 
 class Clamp(msgspec.Struct, tag="clamp", tag_field="kind", frozen=True):
-    seq: int
+    seq: Count
     # What a view can print: a record edited out of that range is not well formed.
     instant: Annotated[float, msgspec.Meta(ge=0, le=LATEST)]
 
 
-Record = Rotated | Late | Jump | Sealed | Clamp
+Record = Rotated | Late | Jump | Sealed | Clamp | Adopted | Aborted
 _decoder = msgspec.json.Decoder(Record)
 _encoder = msgspec.json.Encoder()
 
@@ -68,6 +86,9 @@ class Manifest(msgspec.Struct):
     jumps: list[Jump] = msgspec.field(default_factory=list)
     sealed: dict[str, Sealed] = msgspec.field(default_factory=dict)
     clamps: dict[int, float] = msgspec.field(default_factory=dict)
+    adopted: set[str] = msgspec.field(default_factory=set)
+    # Records that named something other than this bee's files: line number and why.
+    refused: list[str] = msgspec.field(default_factory=list)
 
     def add(self, record: Record) -> None:
         if isinstance(record, Rotated):
@@ -78,8 +99,16 @@ class Manifest(msgspec.Struct):
             self.jumps.append(record)
         elif isinstance(record, Sealed):
             self.sealed[record.segment] = record
+        elif isinstance(record, Adopted):
+            self.adopted.add(record.segment)
+        elif isinstance(record, Aborted):
+            self.rotated.pop(record.segment, None)
         else:
             self.clamps[record.seq] = record.instant
+
+    def segments(self) -> list[str]:
+        """The bee's archive segments, recorded by a rotation or an adoption, in order."""
+        return sorted(self.adopted | set(self.rotated))
 
     def interrupted_rotation(self, ino: int, read_to: int | None = None) -> str | None:
         """The segment a rotation of file `ino` names while that file is still the live
@@ -100,14 +129,28 @@ class Manifest(msgspec.Struct):
 
 
 def read_manifest(window: Path, bee: str) -> Manifest:
-    """Every well-formed record; a torn last line (crash mid-append) is ignored."""
+    """Every well-formed record of this bee's own files; a torn last line (a crash
+    mid-append) is ignored, a record naming another file is refused."""
     manifest = Manifest()
-    for line in read_records(manifest_path(window, bee)):
+    for number, line in enumerate(read_records(manifest_path(window, bee)), start=1):
         try:
-            manifest.add(_decoder.decode(line))
+            record = _decoder.decode(line)
         except msgspec.MsgspecError:
             continue
+        if isinstance(record, Clamp) or _names_own_file(record, bee):
+            manifest.add(record)
+        else:
+            manifest.refused.append(f"record {number}: {record.segment!r} is not one of "
+                                    f"{bee}'s segments")
     return manifest
+
+
+def _names_own_file(record: Rotated | Late | Jump | Sealed | Adopted | Aborted,
+                    bee: str) -> bool:
+    parsed = parse_journal_name(record.segment)
+    if parsed is None or parsed.bee != bee:
+        return False
+    return parsed.number is not None or isinstance(record, Jump)
 
 
 def append_records(window: Path, bee: str, records: list[Record]) -> None:

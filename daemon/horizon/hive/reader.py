@@ -127,7 +127,8 @@ class JournalReader:
 
     def _segments(self) -> list[tuple[str, Path]]:
         """(name, file) of every segment in order: the archives, then the live journal."""
-        segments = [(path.name, path) for path in segment_paths(self.window, self.bee)]
+        segments = [(path.name, path) for path in
+                    segment_paths(self.window, self.bee, self.manifest.segments())]
         if not segments or segments[-1][0] != live_name(self.bee):
             return segments
         live = segments[-1][1]

@@ -12,10 +12,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from horizon.hive.durable import fsync_dir
+from horizon.hive.durable import ensure_dir, fsync_dir
 from horizon.hive.journal import Checkpoint, archive_numbers, tail_hash
 from horizon.hive.layout import archive_dir, archive_name, live_path
-from horizon.hive.manifest import Manifest, Rotated, Sealed, append_records
+from horizon.hive.manifest import Adopted, Manifest, Record, Rotated, Sealed, append_records
 
 
 def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
@@ -43,7 +43,7 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
     if checkpoint.segment != live.name or info.st_ino != checkpoint.ino:
         return None
     archive = archive_dir(window)
-    archive.mkdir(mode=0o750, exist_ok=True)
+    ensure_dir(archive, window)
     # A rotation that failed before its link keeps its number: the new record for the
     # same segment (with today's offset) replaces the old one on replay.
     unfinished = next((r.segment for r in manifest.rotated.values()
@@ -97,3 +97,21 @@ def seal(window: Path, bee: str, segment: str, size: int, manifest: Manifest) ->
     record = Sealed(segment, size)
     append_records(window, bee, [record])
     manifest.add(record)
+
+
+def unadopted(window: Path, bee: str, manifest: Manifest) -> list[str]:
+    """The bee's segment files that no record names, in name order."""
+    recorded = set(manifest.segments())
+    return [name for number in archive_numbers(window, bee)
+            if (name := archive_name(bee, number)) not in recorded]
+
+
+def adopt(window: Path, bee: str, manifest: Manifest) -> list[str]:
+    """Record, in name order, the bee's segment files no record names (made by hand or
+    by an older tool): from now on they are part of its history. The segments taken in."""
+    names = unadopted(window, bee, manifest)
+    records: list[Record] = [Adopted(name) for name in names]
+    append_records(window, bee, records)
+    for record in records:
+        manifest.add(record)
+    return names

@@ -23,6 +23,7 @@ from horizon.core.settings import (
     validate_layer,
     validate_model,
 )
+from horizon.hive.durable import JournalError, read_regular
 from horizon.hive.layout import bee_settings_path, hive_settings_path
 
 MAX_SETTINGS_BYTES = 1 << 20
@@ -46,21 +47,28 @@ def config_source(path: Path | None) -> str:
     return str(path) if path is not None else BUILTIN
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, *, in_hive: bool) -> bytes:
+    """A settings file's bytes. Inside a hive a link is refused, like any file there;
+    config.json itself may be a link (configuration managers make them)."""
     source = str(path)
     try:
-        if not path.is_file():
+        if not in_hive and not path.is_file():
             raise SettingsError(source, "(file)", "not a regular file")
-        size = path.stat().st_size
-        if size > MAX_SETTINGS_BYTES:
-            raise SettingsError(source, "(file)", f"{size} bytes, over the 1 MiB limit")
-        return path.read_bytes()[: MAX_SETTINGS_BYTES + 1]
+        data = (read_regular(path, MAX_SETTINGS_BYTES + 1) if in_hive
+                else path.read_bytes()[: MAX_SETTINGS_BYTES + 1])
+    except JournalError as error:
+        raise SettingsError(source, "(file)", str(error).removeprefix(f"{path}: ")) from None
     except OSError as error:
         raise SettingsError(source, "(file)", error.strerror or str(error)) from None
+    if data is None:
+        raise SettingsError(source, "(file)", "not found")
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise SettingsError(source, "(file)", "over the 1 MiB limit")
+    return data
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    raw = _read_bytes(path)
+    raw = _read_bytes(path, in_hive=True)
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -75,7 +83,7 @@ def load_global(path: Path | None) -> GlobalConfig:
     """The global config; built-in defaults when there is no file."""
     if path is None:
         return GlobalConfig()
-    raw = _read_bytes(path)
+    raw = _read_bytes(path, in_hive=False)
     try:
         document = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

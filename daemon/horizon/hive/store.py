@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 import msgspec
 
 from horizon.core.upgrades import FoldQueue
 from horizon.core.zones import Zones
-from horizon.hive.durable import StoreError, ensure_dir, write_atomic
+from horizon.hive.durable import JournalError, StoreError, ensure_dir, read_regular, write_atomic
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
 
@@ -45,18 +46,25 @@ class _Format(msgspec.Struct):
 def remove_stale_temps(hive: Path) -> int:
     """Temp files a crash left behind in the derived folders; how many were removed."""
     removed = 0
-    for temp in derived_root(hive).glob("**/.*.tmp"):
-        with contextlib.suppress(OSError):
-            temp.unlink()
-            removed += 1
+    root = derived_root(hive)
+    if root.is_symlink():
+        return 0  # refused at the first write; nothing of ours is behind a link
+    for folder, _, names in os.walk(root, followlinks=False):
+        for name in names:
+            if name.startswith(".") and name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
     return removed
 
 
 def read_handoff(hive: Path, bee: str) -> str | None:
-    """The handoff.md on disk, or None: a restart rewrites it only when it would change."""
+    """The handoff.md on disk, or None: a restart rewrites it only when it would change
+    (a link or a FIFO in its place is replaced by the next write)."""
     try:
-        return handoff_path(hive, bee).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = read_regular(handoff_path(hive, bee))
+        return data.decode("utf-8") if data is not None else None
+    except (OSError, JournalError, UnicodeDecodeError):
         return None
 
 
@@ -64,11 +72,15 @@ def load_state(hive: Path, bee: str) -> BeeState | None:
     """The saved state, or None when absent, unreadable or of an older format (rebuild)."""
     path = state_path(hive, bee)
     try:
-        data = path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
+        data = read_regular(path)
+    except JournalError:
+        return None  # a link or a FIFO is no state of ours: rebuilt, and replaced by it
+    except NotADirectoryError:
         return None
     except OSError as error:
         raise StoreError(f"{path}: {error.strerror or error}") from None
+    if data is None:
+        return None
     try:
         version = msgspec.json.decode(data, type=_Format).format
     except msgspec.MsgspecError:
@@ -89,7 +101,7 @@ def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
     """Write handoff.md, then state.json (the checkpoint only after what it describes)."""
     directory = derived_dir(hive, bee)
     try:
-        ensure_dir(directory)
+        ensure_dir(directory, hive)
     except OSError as error:
         raise StoreError(f"{directory}: {error.strerror or error}") from None
     # One folder fsync covers both renames: the state is renamed last, and a state that

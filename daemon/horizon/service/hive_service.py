@@ -22,7 +22,7 @@ from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError, 
 from horizon.core.summarizer import ModelResult
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Pass
-from horizon.hive.discovery import discover
+from horizon.hive.discovery import discover, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import derived_root, live_path, window_dir
@@ -56,6 +56,7 @@ class HiveService:
         self.lock = HiveLock(hive)
         self.bees: dict[str, BeeRuntime] = {}
         self.problems: list[str] = []
+        self.unrecorded: list[str] = []
         self.started = format_instant(time.time())
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.fallback = StatFallback(hive, self._write_failed)
@@ -71,11 +72,17 @@ class HiveService:
 
     def refresh_bees(self) -> list[str]:
         """Pick up bees that appeared; returns the new ones."""
-        bees, problems = discover(self.hive)
+        bees, problems = discover(self.hive, served=self.bees)
         for problem in set(problems) - set(self.problems):
             with self.bind():
                 log.warning("hive.problem", problem=problem)
         self.problems = problems
+        unrecorded = unrecorded_segments(self.hive, bees)
+        for segment in sorted(set(unrecorded) - set(self.unrecorded)):
+            with self.bind():
+                log.warning("archive.unrecorded", segment=segment,
+                            hint="never read; horizon adopt takes it in")
+        self.unrecorded = unrecorded
         new = [bee for bee in bees if bee not in self.bees]
         for bee in new:
             self.bees[bee] = BeeRuntime(bee, live_path=str(live_path(self.window, bee)))
@@ -196,12 +203,20 @@ class HiveService:
                 # Even when the pass failed: the rotation it finished stays finished.
                 for segment in engine.take_finished():
                     log.warning("archive.rotation_finished", segment=segment)
+                self._report_refused_records(runtime, engine)
             if not isinstance(given, ModelResult):
                 runtime.state_error = None  # a pass went through: the bee's files are fine
             if outcome is not None:
                 self._report(runtime, given, outcome)
             self._offer_to_models(runtime, engine, given, outcome)
         return outcome
+
+    def _report_refused_records(self, runtime: BeeRuntime, engine: BeeEngine) -> None:
+        """Manifest records naming another file than the bee's own: logged once each."""
+        refused = engine.manifest.refused if engine.manifest is not None else []
+        if refused and refused != runtime.refused_records:
+            log.error("manifest.refused", count=len(refused), records=refused[:10])
+        runtime.refused_records = list(refused)
 
     def _report(self, runtime: BeeRuntime, given: Input, outcome: Pass) -> None:
         """Logs what the pass did (called with `hive` and `bee` bound)."""

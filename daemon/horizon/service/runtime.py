@@ -31,6 +31,7 @@ class BeeRuntime:
     backoff_s: float = BACKOFF_MIN_S
     retry_at: float = 0.0
     inflight: InFlight = field(default_factory=InFlight)
+    refused_records: list[str] = field(default_factory=list)  # as last logged
 
     @property
     def effective(self) -> Effective | None:

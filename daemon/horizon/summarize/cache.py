@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from horizon.hive.durable import ensure_dir
 from horizon.hive.layout import cache_path
 
 
@@ -30,8 +31,7 @@ class SummaryCache:
                 if not self.create:
                     raise sqlite3.OperationalError("no cache yet")
                 # Derived text of journals: 0750 folders, a 0640 file, like every other.
-                for folder in (self.path.parent.parent, self.path.parent):
-                    folder.mkdir(mode=0o750, exist_ok=True)
+                ensure_dir(self.path.parent, self.path.parent.parent)
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o640))
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
