@@ -571,3 +571,18 @@ def test_a_deleted_horizon_folder_is_recreated(tmp_path: Path, start: Start) -> 
 
     append(hive, entry("quatre"))
     assert headings(wait_for_up_to(hive, 4)) == [1, 2, 3, 4]
+
+
+def test_a_long_catch_up_extends_the_start_timeout_before_ready(
+        tmp_path: Path, start: Start, notify_socket: NotifyListener) -> None:
+    hive = make_hive(tmp_path)
+    with journal_path(hive).open("w", encoding="utf-8") as journal:
+        for number in range(60_000):
+            journal.write(entry(f"q{number}") + "\n")
+    env = clean_env(NOTIFY_SOCKET=str(notify_socket.path))
+    start(write_config(tmp_path, hive), env)
+    ready = notify_socket.wait("READY=1")
+    extend = notify_socket.index("EXTEND_TIMEOUT_USEC=")
+    assert extend is not None and extend < ready, notify_socket.datagrams[:ready + 1]
+    assert wait_for_up_to(hive, 60_000)
+

@@ -3,11 +3,17 @@ errors that stay reported until fixed."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from horizon.core.settings import GlobalConfig, ProviderConfig
 from horizon.core.summarizer import ModelResult
+from horizon.service import hive_service
+from horizon.service.daemon import Daemon
 from horizon.service.hive_service import HiveService
 
 BEE = "mia"
@@ -47,5 +53,62 @@ def test_a_model_result_does_not_clear_a_refused_journal(tmp_path: Path) -> None
         assert error is not None and "not a regular file" in error
         service.apply_model(BEE, ModelResult("condense", [1]))
         assert service.bees[BEE].state_error == error
+    finally:
+        service.close()
+
+
+def test_the_poll_does_not_reread_a_refused_file_or_an_unterminated_tail(
+        tmp_path: Path) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    os.mkfifo(hive / "window" / f"{BEE}-messages.jsonl")
+    tail = hive / "window" / "noe-messages.jsonl"
+    tail.write_bytes(b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "a"}\n'
+                     b'{"ts": 1790000000, "type": "task", "question": "half')
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    try:
+        service.refresh_bees()
+        assert sorted(service.changed_bees()) == [BEE, "noe"]
+        service.process(BEE)  # refused: a FIFO
+        outcome = service.process("noe")
+        assert outcome is not None and outcome.state.zones.up_to == 1
+        assert service.changed_bees() == [], "nothing changed since the passes looked"
+        with tail.open("ab") as out:
+            out.write(b'", "answer": "a"}\n')
+        assert service.changed_bees() == ["noe"]
+    finally:
+        service.close()
+
+
+def test_appends_to_a_name_the_daemon_does_not_serve_cost_no_rescan(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "window" / f"{BEE}-messages.jsonl").write_text("")
+    (hive / "window" / f"{BEE.upper()}-messages.jsonl").write_text("")  # a case twin
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"hives": [str(hive)]}))
+    daemon = Daemon(config)
+    service = HiveService(hive, GlobalConfig(), str(config))
+    daemon.services[hive] = service
+    try:
+        service.refresh_bees()
+        scans: list[Path] = []
+        real_discover = hive_service.discover
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            scans.append(args[0])
+            return real_discover(*args, **kwargs)
+
+        monkeypatch.setattr(hive_service, "discover", counted)
+        twin = hive / "window" / f"{BEE.upper()}-messages.jsonl"
+        for _ in range(50):
+            with twin.open("a") as out:
+                out.write("{}\n")
+            daemon._on_event(twin)
+        assert scans == [], "the refused twin's appends never rescan the hive"
+        (hive / "window" / "new-messages.jsonl").write_text("")
+        daemon._on_event(hive / "window" / "new-messages.jsonl")
+        assert scans == [hive] and "new" in service.bees
     finally:
         service.close()

@@ -145,3 +145,43 @@ def test_while_linking_fails_readers_and_restarts_keep_the_daemons_seqs(
     finally:
         restarted.close()
     assert seqs_read_only() == expected
+
+
+def test_a_journal_replaced_during_its_rotation_is_never_unlinked_unread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hive, config_path = new_hive(tmp_path)
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+    newcomer = tmp_path / "newcomer.jsonl"
+    append_lines(newcomer, 2, 100)
+    real_link = os.link
+
+    def replaced_first(source: Any, target: Any, **kwargs: Any) -> None:
+        # Someone replaces the journal between the daemon's read and its link.
+        os.replace(newcomer, live)
+        real_link(source, target, **kwargs)
+
+    service = HiveService(hive, config, str(config_path))
+    try:
+        append_lines(live, 3, 0)
+        service.refresh_bees()
+        with monkeypatch.context() as patched:
+            patched.setattr(horizon.hive.rotation.os, "link", replaced_first)
+            service.process(BEE)
+        assert live.exists(), "the newcomer is still the live journal"
+        assert not list((hive / "window" / "archive").glob("*-messages.*.jsonl"))
+        kinds = [record["kind"] for record in map(json.loads, (
+            hive / "window" / "archive" / f"{BEE}-segments.jsonl").read_text().splitlines())]
+        assert kinds == ["rotated", "aborted"]
+        outcome = service.process(BEE)
+        assert outcome is not None
+    finally:
+        service.close()
+    seen: list[str] = []
+
+    def keep(record: Entry | Rejection) -> None:
+        seen.append(record.question if isinstance(record, Entry) else "?")
+
+    effective = effective_settings(config, str(config_path), hive, BEE)
+    run_pass(hive, BEE, config, effective, time.time(), None, on_record=keep)
+    assert seen[-2:] == ["q100", "q101"], "the newcomer's lines are read"

@@ -15,7 +15,15 @@ from pathlib import Path
 from horizon.hive.durable import ensure_dir, fsync_dir
 from horizon.hive.journal import Checkpoint, archive_numbers, tail_hash
 from horizon.hive.layout import archive_dir, archive_name, live_path
-from horizon.hive.manifest import Adopted, Manifest, Record, Rotated, Sealed, append_records
+from horizon.hive.manifest import (
+    Aborted,
+    Adopted,
+    Manifest,
+    Record,
+    Rotated,
+    Sealed,
+    append_records,
+)
 
 
 def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
@@ -53,6 +61,15 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
     append_records(window, bee, [record])
     manifest.add(record)
     os.link(live, target, follow_symlinks=False)
+    if os.stat(target, follow_symlinks=False).st_ino != info.st_ino:
+        # The journal was replaced under its name since we read it: what we linked is the
+        # newcomer, unread. Back out; the newcomer stays live and is read as a replaced
+        # journal at the next pass.
+        os.unlink(target)
+        aborted = Aborted(target.name)
+        append_records(window, bee, [aborted])
+        manifest.add(aborted)
+        return None
     os.unlink(live)
     fsync_dir(archive)
     fsync_dir(window)
@@ -76,8 +93,13 @@ def finish_rotations(window: Path, bee: str, manifest: Manifest,
         return []
     target = archive_dir(window) / segment
     try:
-        if not target.exists():
+        made = not target.exists()
+        if made:
             os.link(live, target, follow_symlinks=False)
+        if os.stat(target, follow_symlinks=False).st_ino != live_ino:
+            if made:  # the journal was replaced meanwhile: that link is not ours to keep
+                os.unlink(target)
+            return []
         os.unlink(live)
         fsync_dir(window)
     except OSError:

@@ -48,6 +48,8 @@ from horizon.service.watch import Watcher, WatchLimit
 
 log = logs.get_logger()
 RELOAD_SETTLE_S = 0.2
+CATCH_UP_EXTEND_S = 30.0
+CATCH_UP_QUIET_S = 1.0  # a catch-up shorter than this needs no extension
 LOOP_TICK_S = 0.25
 
 
@@ -135,7 +137,14 @@ class Daemon:
         """Before READY: every bee up to date with what was written while we were down,
         one slice of each bee's backlog in turn."""
         behind = [(service, bee) for service in self.services.values() for bee in service.bees]
+        extend_at = time.monotonic() + CATCH_UP_QUIET_S
         while behind and not self.stopping:
+            if time.monotonic() >= extend_at:
+                # A long catch-up is not a hung start: systemd gives us more time, a little
+                # ahead of each deadline.
+                notify.notify(f"EXTEND_TIMEOUT_USEC={int(CATCH_UP_EXTEND_S * 1_000_000)}",
+                              f"STATUS=catching up: {len(behind)} bees behind")
+                extend_at = time.monotonic() + CATCH_UP_EXTEND_S / 3
             behind = [(service, bee) for service, bee in behind
                       if (outcome := service.process(bee)) is not None and outcome.more]
 
@@ -247,7 +256,9 @@ class Daemon:
             self._schedule(service, bee)  # a failed write: retry after its back-off
 
     def _written(self, service: HiveService, bee: str) -> None:
-        if bee not in service.bees:
+        # A name the daemon does not serve costs a rescan only when the window's entries
+        # changed (a new file): appends to a refused twin or link cost nothing.
+        if bee not in service.bees and service.window_changed():
             service.refresh_bees()
         if service.mark_dirty(bee, time.monotonic()) is not None:
             self._schedule(service, bee)

@@ -22,7 +22,7 @@ from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError, 
 from horizon.core.summarizer import ModelResult
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Pass
-from horizon.hive.discovery import discover, unrecorded_segments
+from horizon.hive.discovery import discover, file_signature, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import derived_root, live_path, window_dir
@@ -180,6 +180,8 @@ class HiveService:
         self._run(runtime, runtime.engine, result)
 
     def _run(self, runtime: BeeRuntime, engine: BeeEngine, given: Input) -> Pass | None:
+        if not isinstance(given, ModelResult):
+            runtime.seen_live = file_signature(runtime.live_path)
         with self.bind(runtime.name):
             try:
                 outcome = engine.run(given, time.time())

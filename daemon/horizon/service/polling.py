@@ -40,6 +40,11 @@ class StatFallback:
         for name, runtime in bees.items():
             state = runtime.engine.state if runtime.engine is not None else None
             live = file_signature(runtime.live_path)
+            if self._unsealed_grew(runtime, rotate_wait_s):
+                changed.append(name)
+                continue
+            if live is not None and live == runtime.seen_live and not runtime.dirty:
+                continue  # as the last pass found it: a partial tail, a refused file
             if state is None:
                 if live is not None or runtime.dirty:
                     changed.append(name)
@@ -50,8 +55,6 @@ class StatFallback:
                     changed.append(name)
             elif live is not None and live[1] > 0:
                 changed.append(name)  # a new live file after a rotation
-            if self._unsealed_grew(runtime, rotate_wait_s):
-                changed.append(name)
         return changed
 
     def _unsealed_grew(self, runtime: BeeRuntime, rotate_wait_s: float) -> bool:

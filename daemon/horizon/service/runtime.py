@@ -32,6 +32,9 @@ class BeeRuntime:
     retry_at: float = 0.0
     inflight: InFlight = field(default_factory=InFlight)
     refused_records: list[str] = field(default_factory=list)  # as last logged
+    # The live journal as the last pass found it when it started: the poll looks again
+    # only when it changed (an unterminated tail, a refused file are not re-read).
+    seen_live: tuple[int, int, int] | None = None
 
     @property
     def effective(self) -> Effective | None:
