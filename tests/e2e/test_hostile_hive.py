@@ -270,3 +270,24 @@ def test_a_case_twin_does_not_freeze_the_bee_already_served(
     assert BEE.upper() in status.stdout
     wait_for(lambda: not (hive / "horizon" / BEE.upper()).exists() or None,
              "the twin is not served")
+
+
+# -- faults --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("watch", ["auto", "poll"])
+def test_lines_written_to_a_sealed_segment_are_still_read(
+        tmp_path: Path, start: Start, watch: str) -> None:
+    hive = make_hive(tmp_path)
+    held = os.open(journal_path(hive), os.O_WRONLY | os.O_APPEND)
+    try:
+        daemon = start(write_config(tmp_path, hive, rotation_entries=2, rotate_wait_s=0.2,
+                                    watch=watch))
+        for n in (1, 2):
+            os.write(held, (entry(f"q{n}") + "\n").encode())
+        wait_for_up_to(hive, 2)
+        daemon.wait_event("archive.sealed", bee=BEE)
+        os.write(held, (entry("late after the seal") + "\n").encode())
+        text = wait_for_up_to(hive, 3)
+        assert "late after the seal" in text
+    finally:
+        os.close(held)

@@ -603,6 +603,7 @@ CONFIG_ERRORS = {
     "unknown_key_in_horizon": ({"horizon": {"budjet_net": 1}}, "horizon.budjet_net"),
     "wrong_type_in_horizon": ({"horizon": {"actif": "oui"}}, "horizon.actif"),
     "max_line_bytes_too_small": ({"max_line_bytes": 10}, "max_line_bytes"),
+    "max_line_bytes_over_64_mib": ({"max_line_bytes": (64 << 20) + 1}, "max_line_bytes"),
     "wrong_watch": ({"watch": "inotify"}, "watch"),
 }
 

@@ -111,7 +111,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     sweep_s: Annotated[float, msgspec.Meta(ge=0.1, le=86400)] = 60
     watch: Literal["auto", "poll"] = "auto"
     poll_s: Annotated[float, msgspec.Meta(ge=0.05, le=3600)] = 2
-    max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1 << 30)] = 4 * 1024 * 1024
+    max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=64 << 20)] = 4 * 1024 * 1024
     providers: dict[Literal["ollama", "openai"], ProviderConfig] = msgspec.field(
         default_factory=dict
     )

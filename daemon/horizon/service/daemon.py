@@ -297,6 +297,7 @@ class Daemon:
                     if self.watcher is not None:
                         self._watch_hive(service)
                 case LiveJournal(bee):
+                    service.live_event(bee)
                     self._written(service, bee)
                 case ArchiveSegment(bee, segment):
                     runtime = service.bees.get(bee)

@@ -281,7 +281,20 @@ class HiveService:
     # -- the stat fallback ----------------------------------------------------------------
 
     def changed_bees(self) -> list[str]:
-        return self.fallback.changed_bees(self.bees, self.config.rotate_wait_s)
+        changed = self.fallback.changed_bees(self.bees, self.config.rotate_wait_s)
+        if self.watch_mode == "poll":
+            changed += [bee for bee in self.fallback.sealed_grew(self.bees)
+                        if bee not in changed]
+        return changed
+
+    def live_event(self, bee: str) -> None:
+        """An event on a live journal's name. inotify names a write by the name its file
+        was opened under: a writer holding a descriptor on a journal since moved to the
+        archive shows as a write to the live name. When the live file itself did not
+        change, the bee's rotated segments are the ones to look at."""
+        runtime = self.bees.get(bee)
+        if runtime is not None and file_signature(runtime.live_path) == runtime.seen_live:
+            self.fallback.grown_segments(runtime)
 
     def settings_changed(self) -> bool:
         return self.fallback.settings_changed(list(self.bees), self.watch_mode == "poll")

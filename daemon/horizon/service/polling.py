@@ -22,6 +22,7 @@ from horizon.service.logs import get_logger
 from horizon.service.runtime import BeeRuntime
 
 log = get_logger()
+SEALED_PER_POLL = 64  # sealed segments stat'ed per poll in poll mode
 
 
 class StatFallback:
@@ -33,6 +34,7 @@ class StatFallback:
         self.on_write_failed = on_write_failed
         self.settings_seen: dict[Path, tuple[int, int, int] | None] = {}
         self.window_seen: tuple[int, int, int] | None = None
+        self.sealed_cursor = 0
 
     def changed_bees(self, bees: dict[str, BeeRuntime], rotate_wait_s: float) -> list[str]:
         """Bees whose files moved since their checkpoint (what lost events would hide)."""
@@ -56,6 +58,36 @@ class StatFallback:
             elif live is not None and live[1] > 0:
                 changed.append(name)  # a new live file after a rotation
         return changed
+
+    def grown_segments(self, runtime: BeeRuntime, names: list[str] | None = None) -> bool:
+        """Note for the next pass the rotated segments (`names`, else all) that hold bytes
+        past what was read of them: a writer's descriptor still open on a moved file."""
+        engine = runtime.engine
+        manifest = engine.manifest if engine is not None else None
+        if manifest is None:
+            return False
+        grew = False
+        for name in manifest.rotated if names is None else names:
+            size = file_signature(archive_dir(self.window) / name)
+            if size is not None and name in manifest.rotated and (
+                    size[1] > manifest.late_end(name)):
+                runtime.note_late(name)
+                grew = True
+        return grew
+
+    def sealed_grew(self, bees: dict[str, BeeRuntime]) -> list[str]:
+        """Polling alone sees no event: a few sealed segments are looked at each poll, in
+        turn, so a late line in any of them is found within a bounded number of polls."""
+        sealed = [(name, segment) for name, runtime in bees.items()
+                  if runtime.engine is not None and runtime.engine.manifest is not None
+                  for segment in runtime.engine.manifest.sealed]
+        if not sealed:
+            return []
+        start = self.sealed_cursor % len(sealed)
+        turn = (sealed + sealed)[start:start + min(SEALED_PER_POLL, len(sealed))]
+        self.sealed_cursor = start + len(turn)
+        return sorted({name for name, segment in turn
+                       if self.grown_segments(bees[name], [segment])})
 
     def _unsealed_grew(self, runtime: BeeRuntime, rotate_wait_s: float) -> bool:
         engine = runtime.engine
