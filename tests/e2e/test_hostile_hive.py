@@ -26,6 +26,7 @@ from tests.e2e.daemon_harness import (
     wait_for_up_to,
     write_config,
 )
+from tests.e2e.test_daemon import read_only
 
 Start = Callable[..., Daemon]
 
@@ -291,3 +292,23 @@ def test_lines_written_to_a_sealed_segment_are_still_read(
         assert "late after the seal" in text
     finally:
         os.close(held)
+
+
+def test_a_failing_derived_folder_shows_in_status_before_the_heartbeat_goes_stale(
+        tmp_path: Path, start: Start) -> None:
+    hive = make_hive(tmp_path, [entry("q1")])
+    config = write_config(tmp_path, hive)
+    daemon = start(config)
+    wait_for_up_to(hive, 1)
+    with read_only(hive / "horizon"):  # the heartbeat's own folder fails too
+        append(hive, entry("q2"))
+        daemon.wait_event("store.write_failed", bee=BEE)
+        status = horizon(config, "status", hive, "--json")
+        assert status.returncode == 3, status.stdout
+        report = json.loads(status.stdout)["hives"][0]
+        assert str(hive / "horizon") in report["daemon"]["write_failed"]
+        beat_age = report["daemon"]["beat_age_s"]
+        assert beat_age is not None and beat_age < 30, "told before the beat is stale"
+    daemon.wait_event("store.recovered", bee=BEE)
+    wait_for(lambda: horizon(config, "status", hive).returncode == 0 or None,
+             "status healthy again")

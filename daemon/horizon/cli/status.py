@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from horizon.core.blocks import net_overhead
 from horizon.core.recit import render_recit
 from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.hive.discovery import discover, unrecorded_segments
-from horizon.hive.durable import StoreError
+from horizon.hive.durable import JournalError, StoreError, read_regular
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
@@ -28,8 +29,10 @@ from horizon.hive.lock import holder
 from horizon.hive.manifest import read_manifest
 from horizon.hive.settings_files import config_path, config_source, effective_settings
 from horizon.hive.store import BeeState, StateTooNew, load_state
+from horizon.service.logs import LOG_FILE
 
 STALE_BEATS = 3
+LOG_TAIL_BYTES = 256 * 1024
 
 
 def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
@@ -48,6 +51,30 @@ def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
             total += max(0, size - state.checkpoint.offset)
             reached = True
     return total
+
+
+def last_write_failure(log_file: Path, hive: Path, since: float) -> str | None:
+    """The daemon's last `store.write_failed` for `hive` logged after `since` (the last
+    beat) and not followed by a recovery: what the heartbeat cannot say when its own
+    folder is the one failing."""
+    try:
+        data = read_regular(log_file) or b""
+    except (OSError, JournalError):
+        return None
+    for line in reversed(data[-LOG_TAIL_BYTES:].splitlines()):
+        try:
+            event = json.loads(line)
+            if event.get("hive") != str(hive):
+                continue
+            if datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp() < since:
+                return None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if event.get("event") == "store.recovered":
+            return None
+        if event.get("event") == "store.write_failed":
+            return str(event.get("reason", "a derived write failed"))
+    return None
 
 
 def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
@@ -114,6 +141,11 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float) -> di
         if age is None or age > STALE_BEATS * BEAT_S:
             daemon["stale"] = True
             degraded = True
+        failure = last_write_failure(Path(config.log.dir) / LOG_FILE, hive,
+                                     beat.beat_epoch if beat else 0.0)
+        if failure is not None:
+            daemon["write_failed"] = failure
+            degraded = True
     bees, problems = discover(hive)
     unrecorded = unrecorded_segments(hive, bees)
     bee_reports = [bee_report(hive, bee, config, source, beat if pid else None) for bee in bees]
@@ -157,6 +189,8 @@ def _print(reports: list[dict[str, Any]]) -> None:
         else:
             line = "no daemon running"
         console.print(f"[bold]{report['hive']}[/bold]: {line}")
+        if daemon.get("write_failed"):
+            console.print(f"  write failed: {daemon['write_failed']}")
         for problem in report.get("problems", []):
             console.print(f"  problem: {problem}")
         for segment in report.get("unrecorded", []):

@@ -262,7 +262,8 @@ class HiveService:
 
     def _write_failed(self, runtime: BeeRuntime, reason: str) -> None:
         now = time.monotonic()
-        if not runtime.write_failed or now >= runtime.retry_at:
+        first = not runtime.write_failed
+        if first or now >= runtime.retry_at:
             with self.bind(runtime.name):
                 log.error("store.write_failed", reason=reason, retry_in_s=runtime.backoff_s)
         runtime.write_failed = True
@@ -270,6 +271,8 @@ class HiveService:
         runtime.backoff_s = min(runtime.backoff_s * 2, BACKOFF_MAX_S)
         runtime.dirty = True
         runtime.first_dirty = runtime.first_dirty or now
+        if first:
+            self.heartbeat()  # status shows it now, not at the next beat
 
     def _recovered(self, runtime: BeeRuntime) -> None:
         if runtime.write_failed:
