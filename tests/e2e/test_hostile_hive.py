@@ -6,8 +6,10 @@ refused."""
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -312,3 +314,42 @@ def test_a_failing_derived_folder_shows_in_status_before_the_heartbeat_goes_stal
     daemon.wait_event("store.recovered", bee=BEE)
     wait_for(lambda: horizon(config, "status", hive).returncode == 0 or None,
              "status healthy again")
+
+
+# -- the recommended layout ------------------------------------------------------------------
+
+def test_init_makes_the_recommended_layout_and_check_audits_it(tmp_path: Path) -> None:
+    hive = tmp_path / "new-hive"
+    config = write_config(tmp_path, hive)
+    group = grp.getgrgid(os.getegid()).gr_name
+    made = horizon(config, "init", hive, "--group", group)
+    assert made.returncode == 0, made.stderr
+    modes = {str(path.relative_to(hive)): stat.S_IMODE(path.stat().st_mode)
+             for path in [hive, *hive.rglob("*")]}
+    assert modes == {".": 0o2750, "window": 0o2770, "window/archive": 0o2750,
+                     "horizon": 0o2750, "phares": 0o2750, "bees": 0o2750}
+    checked = horizon(config, "check", "--strict")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "warning" not in checked.stdout
+
+    again = horizon(config, "init", hive)
+    assert again.returncode == 0 and "already a hive" in again.stdout
+
+    os.chmod(hive / "window", 0o777)
+    (hive / "bees" / f"{BEE}.toml").symlink_to(tmp_path / "elsewhere.toml")
+    checked = horizon(config, "check")
+    assert checked.returncode == 0, "warnings alone do not fail check"
+    warnings = [line for line in checked.stdout.splitlines() if line.startswith("warning: ")]
+    assert any("window: writable by others" in line for line in warnings), warnings
+    assert any(f"{BEE}.toml: a link" in line for line in warnings), warnings
+    assert horizon(config, "check", "--strict").returncode == 1
+
+
+def test_init_refuses_a_folder_in_use_that_is_not_a_hive(tmp_path: Path) -> None:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    config = write_config(tmp_path, folder)
+    refused = horizon(config, "init", folder)
+    assert refused.returncode == 1 and "not a hive; refused" in refused.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]

@@ -108,8 +108,29 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("bee")
     config.add_argument("--json", action="store_true")
 
-    check = commands.add_parser("check", parents=[common], help="validate every settings file")
+    check = commands.add_parser(
+        "check", parents=[common],
+        help="validate every settings file and audit each hive's owners, modes and links",
+        description="Validates config.json, every hive's horizon.toml and bees/*.toml (the "
+                    "whole cascade, naming the bee an error belongs to), then audits each "
+                    "hive against the recommended layout: one 'warning: PATH: reason' line "
+                    "per breach. Example: horizon check /srv/hive --strict. Exit codes: 0 "
+                    "valid (warnings allowed), 1 an invalid file (or, with --strict, a "
+                    "warning), 2 bad usage.")
     check.add_argument("hives", nargs="*", metavar="HIVE", help="hives beyond config.json's")
+    check.add_argument("--strict", action="store_true", help="exit 1 on an audit warning too")
+
+    init = commands.add_parser(
+        "init", parents=[common],
+        help="make a hive with the recommended owners and modes",
+        description="Creates HIVE, window/ (2770, setgid: journals inherit the group), "
+                    "window/archive/, horizon/, phares/ and bees/ (2750), all owned by you "
+                    "and GROUP. An existing hive is left as it is and its breaches "
+                    "reported; a folder in use that is not a hive is refused. Example: "
+                    "sudo -u horizon horizon init /srv/hive --group hive. Exit codes: 0 "
+                    "done, 1 a problem, 2 bad usage.")
+    init.add_argument("hive")
+    init.add_argument("--group", help="the hive group (default: your primary group)")
     return parser
 
 
@@ -123,6 +144,7 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "phare": operate.phare,
         "config": operate.config,
         "adopt": operate.adopt,
+        "init": operate.init,
         "check": operate.check,
         "run": operate.run,
         "demo": operate.demo,

@@ -15,6 +15,7 @@ from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.engine.bee_engine import BeeEngine, Rebuild
+from horizon.hive.audit import InitError, audit, init_hive, is_hive
 from horizon.hive.discovery import discover, require_bee, require_hive
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
 from horizon.hive.journal import Checkpoint, line_hash
@@ -174,6 +175,7 @@ def config(args: argparse.Namespace) -> int:
 
 def check(args: argparse.Namespace) -> int:
     problems: list[str] = []
+    warnings: list[str] = []
     path = config_path(args.config)
     hives: list[str] = list(args.hives)
     global_config = GlobalConfig()
@@ -209,9 +211,33 @@ def check(args: argparse.Namespace) -> int:
                 problems.append(str(error))
         for checked in files:
             print(f"ok: {checked}")
+        breaches = audit(hive)
+        warnings += breaches
+        for breach in breaches:
+            print(f"warning: {breach}")
     for problem in dict.fromkeys(problems):  # a hive file's error would repeat per bee
         print(f"error: {problem}", file=sys.stderr)
-    return EXIT_PROBLEM if problems else EXIT_OK
+    return EXIT_PROBLEM if problems or (args.strict and warnings) else EXIT_OK
+
+
+def init(args: argparse.Namespace) -> int:
+    """Make a hive with the recommended owners and modes, or report an existing one's."""
+    hive = Path(args.hive)
+    existing = hive.is_dir() and is_hive(hive)
+    try:
+        made = init_hive(hive, args.group)
+    except InitError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"{error.filename}: {error.strerror}") from None
+    for path in made:
+        print(f"made: {path}")
+    breaches = audit(hive)
+    for breach in breaches:
+        print(f"warning: {breach}")
+    if existing and not made and not breaches:
+        print(f"{hive}: already a hive, as recommended")
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
