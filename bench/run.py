@@ -13,8 +13,6 @@ import os
 import platform
 import random
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from daemon_process import Daemon
+from fairness import fairness
 
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.core.zones import Zones, apply
@@ -54,10 +54,13 @@ class Sizes:
     bees_scale: int = 1000
     entries_scale: int = 100
     idle_seconds: float = 10.0
+    flood_lines: int = 10_000_000
+    fair_seconds: float = 30.0
 
 
 SMOKE = Sizes(ingest=2_000, history=3_000, segment=500, bees_fresh=5, fresh_seconds=2.0,
-              bees_scale=20, entries_scale=20, idle_seconds=1.0)
+              bees_scale=20, entries_scale=20, idle_seconds=1.0, flood_lines=100_000,
+              fair_seconds=2.0)
 
 
 def line(number: int, now: float) -> bytes:
@@ -193,59 +196,6 @@ def batch_cost(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
             "ratio": round(costs["large"] / costs["small"], 3)}
 
 
-# -- the daemon ---------------------------------------------------------------------------
-
-class Daemon:
-    """`horizon run` with a notify socket, so READY=1 is seen the moment it is sent."""
-
-    def __init__(self, root: Path, hives: list[Path], debounce: float) -> None:
-        self.config = root / "config.json"
-        self.config.write_text(json.dumps({
-            "hives": [str(h) for h in hives], "poll_s": 2, "sweep_s": 60,
-            "log": {"dir": str(root / "logs")},
-            "horizon": {"debounce_s": debounce, "max_wait_s": max(debounce, 0.1)},
-        }))
-        self.log = root / "logs" / "horizon.jsonl"
-        self.socket_path = root / "notify.sock"
-        self.socket_path.unlink(missing_ok=True)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(self.socket_path))
-        self.ready_at: float | None = None
-        self.started_at = 0.0
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        env = dict(os.environ, NOTIFY_SOCKET=str(self.socket_path))
-        self.started_at = time.monotonic()
-        self.process = subprocess.Popen([str(HORIZON), "run", "--config", str(self.config)],
-                                        env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
-        self.sock.settimeout(120)
-        while True:
-            message = self.sock.recv(4096).decode()
-            if "READY=1" in message.split("\n"):
-                self.ready_at = time.monotonic()
-                return
-
-    def rss_mb(self) -> float:
-        assert self.process is not None
-        for entry in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if entry.startswith("VmRSS:"):
-                return int(entry.split()[1]) / 1024
-        return 0.0
-
-    def cpu_seconds(self) -> float:
-        assert self.process is not None
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
-        self.sock.close()
-
-
 # -- 3. end-to-end freshness --------------------------------------------------------------
 
 def freshness(root: Path, sizes: Sizes) -> dict[str, Any]:
@@ -360,6 +310,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         return {"name": name, "measured": measured, "target": target, "met": bool(met)}
 
     fresh = results["freshness"]
+    fair = results["fairness"]
     budget_ms = fresh["debounce_s"] * 1000 + 100
     return [
         row("ingest throughput vs floor", results["ingest"]["ratio"], ">= 0.3",
@@ -376,6 +327,12 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             results["scale"]["idle_cpu_percent"] < 1),
         row("rebuild peak memory (MB)", results["rebuild"]["peak_rss_mb"], "<= 150",
             results["rebuild"]["peak_rss_mb"] <= 150),
+        row("fairness: others' p99 under a 10 M-line flood (s)", fair["p99_s"],
+            f"<= {fair['debounce_s'] + 1:.1f}",
+            fair["p99_s"] <= fair["debounce_s"] + 1 and fair["unseen"] == 0),
+        row("fairness: longest gap between WATCHDOG=1 (s)", fair["max_watchdog_gap_s"],
+            f"<= {fair['watchdog_s'] / 2:.1f}",
+            fair["max_watchdog_gap_s"] <= fair["watchdog_s"] / 2),
     ]
 
 
@@ -400,6 +357,7 @@ def main() -> int:
             "freshness": freshness(root, sizes),
             "scale": scale(root, sizes),
             "rebuild": rebuild(root, sizes, runs),
+            "fairness": fairness(root, sizes.flood_lines, sizes.fair_seconds),
         }
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -12,6 +12,8 @@ EXPECTED = {
     "ingest throughput vs floor", "batch of 10: 200k vs 100 history", "freshness p99 (ms)",
     "scale: RSS after catch-up (MB)", "scale: start to READY (s)",
     "scale: idle CPU (% of a core)", "rebuild peak memory (MB)",
+    "fairness: others' p99 under a 10 M-line flood (s)",
+    "fairness: longest gap between WATCHDOG=1 (s)",
 }
 
 
@@ -32,3 +34,6 @@ def test_the_bench_harness_runs_and_reports_every_target(tmp_path: Path) -> None
     assert results["ingest"]["floor_entries_per_s"] > results["ingest"]["horizon_entries_per_s"] > 0
     assert results["freshness"]["lines"] > 0 and results["freshness"]["unseen"] == 0
     assert results["rebuild"]["segments"] >= 2
+    fair = results["fairness"]
+    assert fair["lines"] > 0 and fair["unseen"] == 0
+    assert fair["watchdog_pings"] >= 2

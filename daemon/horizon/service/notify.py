@@ -31,12 +31,14 @@ def reloading() -> bool:
 
 
 def watchdog_interval() -> float | None:
-    """Half the watchdog timeout systemd gave us, in seconds, or None when there is none."""
+    """How often to send WATCHDOG=1: a quarter of the timeout systemd gave us, so that a
+    slice of work in between never stretches a gap past half of it; None when there is
+    no watchdog."""
     usec = os.environ.get("WATCHDOG_USEC")
     pid = os.environ.get("WATCHDOG_PID")
     if not usec or (pid and pid != str(os.getpid())):
         return None
     try:
-        return int(usec) / 2_000_000
+        return int(usec) / 4_000_000
     except ValueError:
         return None
