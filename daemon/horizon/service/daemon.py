@@ -35,6 +35,7 @@ from horizon.service import logs, notify
 from horizon.service.hive_service import HiveService
 from horizon.service.messages import (
     Beat,
+    Continue,
     FileEvent,
     Message,
     ModelDone,
@@ -66,6 +67,7 @@ class Daemon:
         self.models: ModelWork | None = None
         self.watcher: Watcher | None = None
         self.stopping = False
+        self.continuing: set[tuple[Path, str]] = set()  # bees with a Continue queued
         self.reload_requested = False
         self.reopen_requested = False
         self.config_seen = file_signature(config_path) if config_path else None
@@ -219,6 +221,10 @@ class Daemon:
             case FileEvent(path):
                 self._on_event(path)
             case PassDue(hive, bee):
+                if (hive, bee) not in self.continuing:  # its continuation reads it anyway
+                    self._process(hive, bee)
+            case Continue(hive, bee):
+                self.continuing.discard((hive, bee))
                 self._process(hive, bee)
             case Poll():
                 self._poll()
@@ -240,7 +246,7 @@ class Daemon:
                 if now >= runtime.retry_at:  # a failing bee waits for its back-off
                     outcome = service.process(bee, sweep_only=True)
                     if outcome is not None and outcome.more:
-                        self.items.put(PassDue(service.hive, bee))
+                        self._continue(service.hive, bee)
 
     def _process(self, hive: Path, bee: str) -> None:
         service = self.services.get(hive)
@@ -248,12 +254,18 @@ class Daemon:
             return
         outcome = service.process(bee)
         if outcome is not None and outcome.more:
-            # The rest of a backlog: at once, behind what other bees already posted.
-            self.items.put(PassDue(hive, bee))
+            self._continue(hive, bee)
             return
         runtime = service.bees.get(bee)
         if runtime is not None and runtime.dirty:
             self._schedule(service, bee)  # a failed write: retry after its back-off
+
+    def _continue(self, hive: Path, bee: str) -> None:
+        """The rest of a backlog, at once but behind what other bees already posted, and
+        never more than one slice of it waiting in the queue."""
+        if (hive, bee) not in self.continuing:
+            self.continuing.add((hive, bee))
+            self.items.put(Continue(hive, bee))
 
     def _written(self, service: HiveService, bee: str) -> None:
         # A name the daemon does not serve costs a rescan only when the window's entries

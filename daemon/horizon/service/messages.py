@@ -30,6 +30,16 @@ class PassDue:
 
 
 @dataclass(frozen=True)
+class Continue:
+    """The rest of a bee's backlog: its next slice, behind what others already posted."""
+
+    label: ClassVar[str] = "continue"  # as `daemon.error` names it
+
+    hive: Path
+    bee: str
+
+
+@dataclass(frozen=True)
 class Poll:
     """The stat fallback's turn: what events missed."""
 
@@ -68,4 +78,4 @@ class ModelDone:
     result: ModelResult
 
 
-Message = FileEvent | PassDue | Poll | Sweep | Beat | Reload | ModelDone
+Message = FileEvent | PassDue | Continue | Poll | Sweep | Beat | Reload | ModelDone
