@@ -232,3 +232,6 @@ def horizon(config: Path, *args: str | Path) -> subprocess.CompletedProcess[str]
 def event_time(event: Event) -> float:
     """A log line's `ts` as epoch seconds."""
     return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
+
+
+Start = Callable[..., Daemon]  # the `start` fixture (conftest.py): a started daemon

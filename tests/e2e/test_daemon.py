@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from horizon import __version__
 from tests.e2e.daemon_harness import (
     BEE,
     HORIZON,
-    Daemon,
+    Start,
     append,
     clean_env,
     derived,
@@ -45,23 +45,6 @@ from tests.e2e.daemon_harness import (
     wait_for_up_to,
     write_config,
 )
-
-Start = Callable[..., Daemon]
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Start]:
-    """Start daemons on a config.json; every one is stopped when the test ends."""
-    daemons: list[Daemon] = []
-
-    def starter(config: Path, env: dict[str, str] | None = None) -> Daemon:
-        daemon = Daemon(config, tmp_path / "logs", env)
-        daemons.append(daemon)
-        return daemon.started()
-
-    yield starter
-    for daemon in daemons:
-        daemon.stop()
 
 
 def status(config: Path, hive: Path) -> tuple[int, dict[str, Any]]:

@@ -10,14 +10,13 @@ import grp
 import json
 import os
 import stat
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.daemon_harness import (
     BEE,
-    Daemon,
+    Start,
     append,
     entry,
     handoff,
@@ -29,22 +28,6 @@ from tests.e2e.daemon_harness import (
     write_config,
 )
 from tests.e2e.test_daemon import read_only
-
-Start = Callable[..., Daemon]
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Start]:
-    daemons: list[Daemon] = []
-
-    def starter(config: Path) -> Daemon:
-        daemon = Daemon(config, tmp_path / "logs")
-        daemons.append(daemon)
-        return daemon.started()
-
-    yield starter
-    for daemon in daemons:
-        daemon.stop()
 
 
 def manifest(hive: Path, bee: str = BEE) -> Path:
