@@ -137,11 +137,14 @@ def adopt(args: argparse.Namespace) -> int:
             window = window_dir(hive)
             manifest = read_manifest(window, args.bee)
             state = load_state(hive, args.bee)
-            if unadopted(window, args.bee, manifest) and state is not None and (
-                    state.checkpoint.seq > 0):
+            # Lines numbered already (by a state, or by records a daemon wrote even if the
+            # derived files were deleted since) would change seqs behind segments taken in.
+            numbered = (state is not None and state.checkpoint.seq > 0) or bool(
+                manifest.rotated or manifest.late or manifest.jumps or manifest.clamps)
+            if unadopted(window, args.bee, manifest) and numbered:
                 raise UserError(
-                    f"{args.bee} already numbers {state.checkpoint.seq} lines; segments "
-                    "taken in now would come before them and change their seqs")
+                    f"{args.bee} already has numbered lines; segments taken in now would "
+                    "come before them and change their seqs")
             taken = adopt_segments(window, args.bee, manifest)
     finally:
         lock.release()

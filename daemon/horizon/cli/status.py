@@ -80,11 +80,13 @@ def last_write_failure(log_file: Path, hive: Path, since: float) -> str | None:
 def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
                beat: Heartbeat | None) -> dict[str, Any]:
     window = window_dir(hive)
-    segments = len(segment_paths(window, bee, read_manifest(window, bee).segments()))
-    report: dict[str, Any] = {"bee": bee, "segments": segments}
+    report: dict[str, Any] = {"bee": bee}
     try:
+        report["segments"] = len(segment_paths(window, bee,
+                                               read_manifest(window, bee).segments()))
         state = load_state(hive, bee)
-    except (StateTooNew, StoreError) as error:
+        lag_bytes = pending_bytes(hive, bee, state)
+    except (StateTooNew, StoreError, JournalError, OSError) as error:
         report.update(error=str(error), degraded=True)
         return report
     try:
@@ -93,11 +95,11 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     except SettingsError as error:
         report.update(error=str(error), settings_error=True)
         settings = None
-    report["lag_bytes"] = pending_bytes(hive, bee, state)
+    report["lag_bytes"] = lag_bytes
     daemon_view = beat.bees.get(bee) if beat else None
     report["write_failed"] = bool(daemon_view and daemon_view.write_failed)
     if daemon_view and daemon_view.error:
-        report["error"] = daemon_view.error
+        report.update(error=daemon_view.error, degraded=True)  # a refused bee or state
     if state is None:
         report.update(entries=0, rejected=0, up_to=0, derived=False)
         return report

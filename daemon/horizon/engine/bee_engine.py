@@ -30,7 +30,7 @@ from horizon.hive.durable import StoreError
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import live_name, window_dir
-from horizon.hive.manifest import Manifest, append_records, read_manifest
+from horizon.hive.manifest import Manifest, Record, append_records, read_manifest
 from horizon.hive.rotation import finish_rotations, rotate, seal
 from horizon.hive.store import BeeState, load_state, read_handoff, save, save_state
 from horizon.summarize.cache import SummaryCache
@@ -88,6 +88,8 @@ class BeeEngine:
         self.rotate_retry_at = 0.0
         self.finished: list[str] = []  # rotations finished here, until the caller takes them
         self.rotations_checked = False
+        self.rebuilding = False
+        self.held_records: list[Record] = []  # of slices not committed yet
 
     def reset(self) -> None:
         """Drop what is in memory: the next pass starts from the files."""
@@ -95,6 +97,8 @@ class BeeEngine:
         self.manifest = None
         self.shown = None
         self.rotations_checked = False
+        self.rebuilding = False
+        self.held_records = []
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -131,11 +135,18 @@ class BeeEngine:
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
                        or outcome.rebuilt or outcome.view.text != self.shown)
-        if self.writes and changed:
+        # A history re-read in slices (new settings, a replaced journal) is committed
+        # whole: until its last slice, the bee keeps the view it had, not a younger one.
+        self.rebuilding = (self.rebuilding or outcome.rebuilt) and outcome.more
+        if self.writes and self.rebuilding:
+            self.held_records += outcome.notes.records
+        elif self.writes and changed:
             self._commit(outcome)
         self.state = outcome.state
-        self.late_check.clear()
-        self.shown = outcome.view.text
+        if not outcome.more:
+            self.late_check.clear()  # else the next slice goes on with the same segments
+        if not self.rebuilding:
+            self.shown = outcome.view.text
         if self.writes and not isinstance(given, Rebuild):
             self._rotate_if_due(outcome)  # a rebuild only rebuilds the derived files
         return outcome
@@ -230,11 +241,12 @@ class BeeEngine:
     def _commit(self, outcome: Pass) -> None:
         """Durable in order: manifest records, then handoff.md, then the state."""
         try:
-            append_records(self.window, self.bee, outcome.notes.records)
+            append_records(self.window, self.bee, self.held_records + outcome.notes.records)
             save(self.hive, self.bee, outcome.state, outcome.view.text)
         except (StoreError, OSError):
             self.reset()  # the disk still holds the last good state: start there
             raise
+        self.held_records = []
         outcome.committed = True
 
     def _rotate_if_due(self, outcome: Pass) -> None:

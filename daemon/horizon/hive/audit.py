@@ -97,7 +97,8 @@ def audit(hive: Path) -> list[str]:
     for expected in LAYOUT:
         path = hive / expected.relative if expected.relative else hive
         warnings += _check(path, expected.mode, hive_gid, folder=True)
-    for settings in [hive / HIVE_SETTINGS, *sorted((hive / BEES).glob("*.toml"))]:
+    bee_files = sorted((hive / BEES).glob("*.toml")) if _is_real_dir(hive / BEES) else []
+    for settings in [hive / HIVE_SETTINGS, *bee_files]:
         if os.path.lexists(settings):
             warnings += _check(settings, SETTINGS_MODE, hive_gid, folder=False)
     warnings += _rotation_probe(hive)
@@ -109,6 +110,8 @@ def _check(path: Path, mode: int, gid: int, *, folder: bool) -> list[str]:
         info = os.lstat(path)
     except FileNotFoundError:
         return [f"{path}: missing (horizon init makes it)"] if folder else []
+    except OSError as error:
+        return [f"{path}: {error.strerror}"]
     if stat.S_ISLNK(info.st_mode):
         return [f"{path}: a link; the daemon refuses links inside a hive"]
     if folder != stat.S_ISDIR(info.st_mode):
@@ -139,10 +142,10 @@ def _rotation_probe(hive: Path) -> list[str]:
     every rotation fail."""
     window = window_dir(hive)
     archive = archive_dir(window)
-    if not window.is_dir() or window.is_symlink():
+    if not _is_real_dir(window):
         return []
     found = []
-    probe_dir = archive if archive.is_dir() and not archive.is_symlink() else window
+    probe_dir = archive if _is_real_dir(archive) else window
     with contextlib.ExitStack() as cleanup:
         try:
             fd, name = tempfile.mkstemp(dir=window, prefix=".horizon-probe-")
@@ -159,14 +162,26 @@ def _rotation_probe(hive: Path) -> list[str]:
                          f"({error.strerror})")
     protected = _protected_hardlinks()
     for journal in sorted(window.iterdir()):
-        if not is_live_name(journal.name) or journal.is_symlink():
+        if not is_live_name(journal.name):
             continue
-        info = journal.stat()
+        try:
+            info = os.lstat(journal)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
         if protected and info.st_uid != os.geteuid() and not os.access(
                 journal, os.R_OK | os.W_OK):
             found.append(f"{journal}: with fs.protected_hardlinks the daemon must read and "
                          "write a journal to rotate it (0660, the hive group)")
     return found
+
+
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _protected_hardlinks() -> bool:

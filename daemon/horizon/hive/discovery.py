@@ -29,7 +29,7 @@ class HiveError(Exception):
 def _journal_bees(folder: Path, archived: bool) -> set[str]:
     try:
         entries = os.listdir(folder)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # absent, not a folder, unreadable: nothing listed
         return set()
     return {parsed.bee for name in entries if (parsed := parse_journal_name(name)) is not None
             and (parsed.number is not None) == archived}
@@ -92,7 +92,7 @@ def _twin_kept(hive: Path, twins: list[str], served: Collection[str]) -> str | N
 def _manifest_bees(archive: Path) -> set[str]:
     try:
         entries = os.listdir(archive)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # absent, not a folder, unreadable: nothing listed
         return set()
     return {bee for name in entries if (bee := manifest_bee(name)) is not None}
 
@@ -103,7 +103,7 @@ def unrecorded_segments(hive: Path, bees: Collection[str]) -> list[str]:
     archive = archive_dir(window_dir(hive))
     try:
         entries = sorted(os.listdir(archive))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # absent, not a folder, unreadable: nothing listed
         return []
     recorded: dict[str, set[str]] = {}
     found = []
@@ -126,7 +126,7 @@ def unrecorded_segments(hive: Path, bees: Collection[str]) -> list[str]:
 def _names_toml(folder: Path) -> set[str]:
     try:
         return {name for name in os.listdir(folder) if name.endswith(".toml")}
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # absent, not a folder, unreadable: nothing listed
         return set()
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import msgspec
 
-from horizon.hive.durable import append_durably, read_records
+from horizon.hive.durable import JournalError, append_durably, read_records, require_real_dir
 from horizon.hive.layout import flags_path
 
 
@@ -26,6 +27,9 @@ _encoder = msgspec.json.Encoder()
 def read_flags(hive: Path, bee: str) -> dict[int, str]:
     """The flags in force: seq → hash of the flagged line (the last record per seq wins)."""
     flags: dict[int, str] = {}
+    path = flags_path(hive, bee)
+    if os.path.lexists(path.parent):
+        require_real_dir(path.parent, JournalError)  # never read through a link
     for line in read_records(flags_path(hive, bee)):
         try:
             record = _decoder.decode(line)

@@ -76,6 +76,7 @@ class JournalReader:
         self.slice_bytes = slice_bytes
         self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
+        self._deadline: float | None = None
         self._unlinked: dict[str, Path] = {}  # segments only the live file names yet
         self.notes = Notes()
         self.current_segment = checkpoint.segment
@@ -196,8 +197,13 @@ class JournalReader:
                 target = max(target or 0, jump.seq)
         return target
 
+    def _spent(self, done: int) -> bool:
+        """Whether this reading's slice is used up, `done` bytes read."""
+        return ((self.slice_bytes is not None and done >= self.slice_bytes)
+                or (self._deadline is not None and time.monotonic() >= self._deadline))
+
     def __iter__(self) -> Iterator[Entry | Rejection]:
-        deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
+        self._deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
         done = 0  # bytes of the main flow read by earlier segments of this reading
         for name, path, start, already in self._start():
             lines = already
@@ -217,8 +223,7 @@ class JournalReader:
                     yield from self._emit_reserved()
                 lines += 1
                 yield self._record(raw)
-                if ((self.slice_bytes is not None and done + end - start >= self.slice_bytes)
-                        or (deadline is not None and time.monotonic() >= deadline)):
+                if self._spent(done + end - start):
                     # One bee's backlog never holds the loop: the rest is the next slice's.
                     self._move_checkpoint(name, path, end, lines)
                     self.more = True
@@ -227,7 +232,7 @@ class JournalReader:
             if end != start or name != self.checkpoint.segment or start == 0:
                 self._move_checkpoint(name, path, end, lines)
         yield from self._emit_reserved()
-        yield from self._read_late()
+        yield from self._read_late(done)
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
 
     def _move_checkpoint(self, name: str, path: Path, end: int, lines: int) -> None:
@@ -254,8 +259,9 @@ class JournalReader:
         self.current_segment = segment  # the main flow goes on where it was
         self.main_flow = True
 
-    def _read_late(self) -> Iterator[Entry | Rejection]:
-        """Lines that reached a rotated segment after it was moved: seqs after the end."""
+    def _read_late(self, done: int) -> Iterator[Entry | Rejection]:
+        """Lines that reached a rotated segment after it was moved: seqs after the end,
+        within what is left of the slice (`done` bytes read already)."""
         names = self.late_segments
         if names is None:
             names = {name for name in self.manifest.rotated if name not in self.manifest.sealed}
@@ -277,12 +283,18 @@ class JournalReader:
                 end = line_end
                 if raw is None or not is_blank(raw):
                     yield self._record(raw)
+                if self._spent(done + end - start):
+                    self.more = True  # the range read so far is recorded; the rest waits
+                    break
+            done += end - start
             if end > start:
                 late = Late(name, start, end, first, self._seq)
                 self.notes.records.append(late)
                 self.manifest.add(late)
                 if self._seq >= first:
                     self.notes.late_lines[name] = self._seq - first + 1
+            if self.more:
+                return
 
     # -- one line -----------------------------------------------------------------------
 

@@ -8,13 +8,14 @@ those lines are read late (see `ingest`).
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 
 from horizon.hive.durable import ensure_dir, fsync_dir
 from horizon.hive.journal import Checkpoint, archive_numbers, tail_hash
-from horizon.hive.layout import archive_dir, archive_name, live_path
+from horizon.hive.layout import archive_dir, archive_name, live_path, parse_journal_name
 from horizon.hive.manifest import (
     Aborted,
     Adopted,
@@ -25,15 +26,21 @@ from horizon.hive.manifest import (
     append_records,
 )
 
+LAST_SEGMENT = 999_999
+
 
 def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
-    known = archive_numbers(window, bee)
-    for name in manifest.rotated:
-        with contextlib.suppress(ValueError):
-            known.append(int(name.rsplit(".", 2)[-2]))
-    number = max(known, default=0) + 1
-    while (archive_dir(window) / archive_name(bee, number)).exists():
+    """After the bee's recorded segments, the first number whose name is free. Files no
+    record names do not count (a planted `999999` must not push rotation out of the
+    names its reader accepts), but are never overwritten."""
+    recorded = [parsed.number for name in manifest.segments()
+                if (parsed := parse_journal_name(name)) is not None and parsed.number]
+    number = max(recorded, default=0) + 1
+    while os.path.lexists(archive_dir(window) / archive_name(bee, number)):
         number += 1
+    if number > LAST_SEGMENT:
+        raise OSError(errno.ENOSPC, "no segment number left (000001 to 999999)",
+                      str(archive_dir(window)))
     return number
 
 
@@ -122,10 +129,19 @@ def seal(window: Path, bee: str, segment: str, size: int, manifest: Manifest) ->
 
 
 def unadopted(window: Path, bee: str, manifest: Manifest) -> list[str]:
-    """The bee's segment files that no record names, in name order."""
+    """The bee's segment files that no record names, in name order (regular files only:
+    a link or a FIFO is never taken in)."""
     recorded = set(manifest.segments())
-    return [name for number in archive_numbers(window, bee)
-            if (name := archive_name(bee, number)) not in recorded]
+    names = []
+    for number in archive_numbers(window, bee):
+        name = archive_name(bee, number)
+        try:
+            regular = stat.S_ISREG(os.lstat(archive_dir(window) / name).st_mode)
+        except OSError:
+            continue
+        if regular and name not in recorded:
+            names.append(name)
+    return names
 
 
 def adopt(window: Path, bee: str, manifest: Manifest) -> list[str]:

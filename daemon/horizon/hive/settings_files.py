@@ -23,7 +23,7 @@ from horizon.core.settings import (
     validate_layer,
     validate_model,
 )
-from horizon.hive.durable import JournalError, read_regular
+from horizon.hive.durable import JournalError, read_regular, require_real_dir
 from horizon.hive.layout import bee_settings_path, hive_settings_path
 
 MAX_SETTINGS_BYTES = 1 << 20
@@ -130,6 +130,11 @@ class BeeFile(msgspec.Struct, frozen=True):
 
 def load_bee_file(hive: Path, bee: str) -> BeeFile:
     path = bee_file(hive, bee)
+    if os.path.lexists(path.parent):
+        try:
+            require_real_dir(path.parent, JournalError)
+        except JournalError as error:
+            raise SettingsError(str(path), "(file)", str(error)) from None
     if not path.exists():
         return BeeFile(None, None, None)
     source = str(path)

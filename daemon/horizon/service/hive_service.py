@@ -180,8 +180,9 @@ class HiveService:
         self._run(runtime, runtime.engine, result)
 
     def _run(self, runtime: BeeRuntime, engine: BeeEngine, given: Input) -> Pass | None:
-        if not isinstance(given, ModelResult):
-            runtime.seen_live = file_signature(runtime.live_path)
+        # The live journal as this pass starts: seen by it only if the pass reads (a sweep
+        # with nothing to age returns before reading, and must not hide new lines).
+        live_before = file_signature(runtime.live_path)
         with self.bind(runtime.name):
             try:
                 outcome = engine.run(given, time.time())
@@ -199,6 +200,7 @@ class HiveService:
                 if runtime.state_error != str(error):
                     log.error("bee.refused", reason=str(error))
                 runtime.state_error = str(error)
+                runtime.seen_live = live_before  # looked at again once its files change
                 engine.reset()
                 return None
             finally:
@@ -208,6 +210,8 @@ class HiveService:
                 self._report_refused_records(runtime, engine)
             if not isinstance(given, ModelResult):
                 runtime.state_error = None  # a pass went through: the bee's files are fine
+                if outcome is not None:
+                    runtime.seen_live = live_before
             if outcome is not None:
                 self._report(runtime, given, outcome)
             self._offer_to_models(runtime, engine, given, outcome)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import threading
 from pathlib import Path
 
@@ -27,6 +28,12 @@ class SummaryCache:
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
+            # SQLite follows links: the database and its journals must be our own files.
+            for path in (self.path, self.path.with_name(self.path.name + "-wal"),
+                         self.path.with_name(self.path.name + "-shm")):
+                with contextlib.suppress(FileNotFoundError):
+                    if not stat.S_ISREG(os.lstat(path).st_mode):
+                        raise sqlite3.OperationalError(f"{path}: not a regular file; refused")
             if not self.path.exists():
                 if not self.create:
                     raise sqlite3.OperationalError("no cache yet")
