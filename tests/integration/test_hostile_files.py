@@ -1,0 +1,158 @@
+"""Hostile files met by the daemon's parts in-process: what an independent attack found
+after the first round of defences, each kept from coming back."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from horizon.cli.main import main
+from horizon.core.entries import Entry, Rejection
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
+from horizon.engine.bee_engine import BeeEngine, ReadNew
+from horizon.hive.manifest import Rotated, append_records, read_manifest
+from horizon.hive.rotation import _next_number
+from horizon.hive.settings_files import effective_settings
+from horizon.service.hive_service import HiveService
+from horizon.summarize.cache import hive_cache
+
+BEE = "mia"
+
+
+def line(question: str) -> bytes:
+    return json.dumps({"ts": time.time(), "type": "task", "question": question,
+                       "answer": "a"}).encode() + b"\n"
+
+
+def new_hive(tmp_path: Path, lines: int = 0) -> Path:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(
+        b"".join(line(f"q{n}") for n in range(1, lines + 1)))
+    return hive
+
+
+def test_the_summary_cache_never_writes_through_a_link(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    victim = tmp_path / "victim.db"
+    victim.write_bytes(b"")
+    (hive / "horizon").mkdir()
+    (hive / "horizon" / "summaries.sqlite").symlink_to(victim)
+    cache = hive_cache(hive)
+    cache.put("key", "text")
+    assert cache.get("key") is None
+    cache.close()
+    assert victim.read_bytes() == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hive", "victim.db"]
+
+
+def test_settings_are_never_read_through_a_linked_bees_folder(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path, 1)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / f"{BEE}.toml").write_text('mission = "SECRET"\n')
+    (hive / "bees").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(SettingsError, match="a link; refused"):
+        effective_settings(GlobalConfig(), "config.json", hive, BEE)
+
+
+def test_late_lines_are_read_within_the_slice_bound(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path, 2)
+    window = hive / "window"
+    live = window / f"{BEE}-messages.jsonl"
+    held = os.open(live, os.O_WRONLY | os.O_APPEND)
+    seen: list[tuple[int, str]] = []
+
+    def keep(record: Entry | Rejection) -> None:
+        seen.append((record.seq, record.question if isinstance(record, Entry) else "?"))
+
+    engine = BeeEngine(hive, BEE, GlobalConfig(rotation_entries=2),
+                       Effective(HorizonSettings(), {}), on_record=keep, slice_bytes=500)
+    try:
+        assert engine.run(ReadNew(), time.time()) is not None  # read, then rotated
+        assert engine.manifest is not None and engine.manifest.rotated
+        for n in range(3, 60):  # through the held descriptor, into the moved segment
+            os.write(held, line(f"q{n}"))
+        engine.late_check |= set(engine.manifest.rotated)
+        slices = 0
+        while (outcome := engine.run(ReadNew(), time.time())) is not None and outcome.more:
+            slices += 1
+            assert outcome.read * 60 < 2 * 500 + 200, "one slice, not the whole backlog"
+    finally:
+        os.close(held)
+    assert slices >= 3
+    assert seen == [(n, f"q{n}") for n in range(1, 60)]
+    ranges = list(read_manifest(window, BEE).late)
+    assert len(ranges) == slices + 1 and all(a.end == b.start for a, b in
+                                              itertools.pairwise(ranges))
+
+
+def test_a_sweep_that_reads_nothing_does_not_hide_new_lines_from_the_poll(
+        tmp_path: Path) -> None:
+    hive = new_hive(tmp_path, 1)
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    try:
+        service.refresh_bees()
+        service.process(BEE)
+        with (hive / "window" / f"{BEE}-messages.jsonl").open("ab") as out:
+            out.write(line("q2"))
+        assert service.process(BEE, sweep_only=True) is None  # nothing aged: no reading
+        assert service.changed_bees() == [BEE]
+    finally:
+        service.close()
+
+
+def test_a_planted_last_segment_number_cannot_push_rotation_out_of_its_names(
+        tmp_path: Path) -> None:
+    hive = new_hive(tmp_path, 2)
+    window = hive / "window"
+    (window / "archive").mkdir()
+    (window / "archive" / f"{BEE}-messages.999999.jsonl").write_bytes(line("planted"))
+    (window / "archive" / f"{BEE}-messages.000002.jsonl").write_bytes(line("planted"))
+    append_records(window, BEE, [Rotated(f"{BEE}-messages.000001.jsonl", 1, 0, 0)])
+    assert _next_number(window, BEE, read_manifest(window, BEE)) == 3
+
+
+def test_a_rebuild_in_slices_keeps_the_previous_view_until_its_last_slice(
+        tmp_path: Path) -> None:
+    hive = new_hive(tmp_path, 200)
+    handoff = hive / "horizon" / BEE / "handoff.md"
+    engine = BeeEngine(hive, BEE, GlobalConfig(), Effective(HorizonSettings(), {}),
+                       slice_bytes=2000)
+    while (outcome := engine.run(ReadNew(), time.time())) is not None and outcome.more:
+        pass
+    before = handoff.read_text()
+    assert "up_to=200 " in before
+    engine.effective = Effective(HorizonSettings(handoff_max=1500), {})  # a new setting
+    slices = 0
+    while (outcome := engine.run(ReadNew(), time.time())) is not None and outcome.more:
+        slices += 1
+        assert handoff.read_text() == before, "never a younger view meanwhile"
+    assert slices > 3
+    assert handoff.read_text() != before and "up_to=200 " in handoff.read_text()
+
+
+def test_adopt_takes_no_link_and_nothing_once_records_show_numbered_lines(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hive = new_hive(tmp_path, 2)
+    window = hive / "window"
+    (window / "archive").mkdir()
+    (window / "archive" / f"{BEE}-messages.000001.jsonl").symlink_to("/etc/hostname")
+    assert main(["adopt", str(hive), BEE]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    engine = BeeEngine(hive, BEE, GlobalConfig(rotation_entries=2),
+                       Effective(HorizonSettings(), {}))
+    engine.run(ReadNew(), time.time())  # rotates: a rotated record numbers the lines
+    assert engine.state is not None
+    moved = engine.manifest is not None and engine.manifest.rotated
+    assert moved
+    (hive / "horizon").rename(tmp_path / "derived-gone")  # derived files may go any time
+    (window / "archive" / f"{BEE}-messages.000001.jsonl").unlink()
+    (window / "archive" / f"{BEE}-messages.000001.jsonl").write_bytes(line("old"))
+    assert main(["adopt", str(hive), BEE]) == 1
+    assert "numbered" in capsys.readouterr().err
