@@ -3,10 +3,10 @@
 
 Run as a script, this module is the writer: `python stress_harness.py JOURNAL WRITER COUNT
 MODE MAX_SLEEP_S SEED [STOP_FILE]` appends up to COUNT lines (each with one `write()` on an
-`O_APPEND` descriptor, the writer contract of SPEC section 2), stops early when STOP_FILE
+`O_APPEND` descriptor, the writer contract), stops early when STOP_FILE
 appears, and prints how many lines it wrote. MODE `append` opens, writes and closes the live
 journal for every line; MODE `hold` opens it once at start and keeps that descriptor, so
-after a rotation its lines land in the moved segment (late lines, SPEC section 3).
+after a rotation its lines land in the moved segment (late lines).
 """
 
 from __future__ import annotations

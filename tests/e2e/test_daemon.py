@@ -1,4 +1,4 @@
-"""A real `horizon run` process on real files (SPEC sections 3, 7, 8, 9).
+"""A real `horizon run` process on real files.
 
 Each test starts the installed daemon on a hive in tmp_path with fast timings, acts as an
 agent runtime or an operator would (append lines, edit settings, send signals, break the
@@ -351,7 +351,7 @@ def test_sigterm_exits_0_with_a_final_checkpoint(tmp_path: Path, start: Start) -
 
 def test_sigterm_checkpoints_the_lines_in_hand(tmp_path: Path, start: Start) -> None:
     """Lines the daemon was told about but had not processed yet (a long debounce) are
-    read and checkpointed before it exits (SPEC section 8: SIGTERM finishes the batch in
+    read and checkpointed before it exits (SIGTERM finishes the batch in
     hand, checkpoints, exits 0)."""
     hive = make_hive(tmp_path, [entry("un")])
     daemon = start(write_config(tmp_path, hive,

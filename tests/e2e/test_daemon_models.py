@@ -1,4 +1,4 @@
-"""A real `horizon run` process with model providers on 127.0.0.1 (SPEC sections 4, 6, 8).
+"""A real `horizon run` process with model providers on 127.0.0.1.
 
 One daemon per scenario, all running at once so the module stays short: a good model, a
 dedicated model that fails in front of a good bee's model, and both models failing in each

@@ -1,7 +1,7 @@
 """A real `horizon run` process under load: rotation under concurrent writer processes, and
 kill -9 at random moments while a bee writes and a runtime reads handoff.md.
 
-What must hold (SPEC sections 2, 3, 4, 8): no line lost or read twice across a rotation, a
+What must hold: no line lost or read twice across a rotation, a
 crash or a restart; a rebuild from the files gives every line the seq the daemon gave it
 and the same zones; handoff.md is only ever seen whole and within its cap.
 `HORIZON_STRESS_SEED=N` replays the random choices of a run (the seed is printed).

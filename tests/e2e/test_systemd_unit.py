@@ -1,4 +1,4 @@
-"""The service files that ship beside the daemon (SPEC section 8): the systemd unit passes
+"""The service files that ship beside the daemon: the systemd unit passes
 `systemd-analyze verify` against the installed command, the launchd plist parses."""
 
 from __future__ import annotations

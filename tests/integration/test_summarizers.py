@@ -1,4 +1,4 @@
-"""Model-backed summarizers against real HTTP servers on 127.0.0.1 (SPEC section 6, issue 4).
+"""Model-backed summarizers against real HTTP servers on 127.0.0.1 (issue 4).
 
 The servers of tests/model_servers.py speak Ollama's `/api/chat` and OpenAI's chat
 completions and check every request's shape; here the providers, the cascade, its

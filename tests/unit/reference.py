@@ -1,4 +1,4 @@
-"""The zones as SPEC section 4 and ADR 0003 state them, plainly and slowly: the oracle the
+"""The zones as their rules and ADR 0003 state them, plainly and slowly: the oracle the
 engine's measured-by-arithmetic, shortcut-taking zones are checked against.
 
 Sizes come from rendering each block, the récit is re-measured by rendering it, paths and

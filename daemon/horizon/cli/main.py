@@ -1,4 +1,4 @@
-"""The `horizon` command line: argument parsing and the exit codes of SPEC section 9."""
+"""The `horizon` command line: argument parsing and the exit codes."""
 
 from __future__ import annotations
 

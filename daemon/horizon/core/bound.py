@@ -1,4 +1,4 @@
-"""The LS5 bound (SPEC section 5): pure, idempotent, never rejects.
+"""The LS5 bound: pure, idempotent, never rejects.
 
 It keeps the pinned lines (header, mission, notice) and the most recent suffix of the
 other lines, drops the oldest at line boundaries and hard-truncates an over-long line
@@ -35,7 +35,7 @@ def _truncate_line(line: str, room: int) -> str | None:
 
 
 def bound_text(text: str, limit: int) -> str:
-    """`text` (newline-terminated lines) within `limit` characters, as SPEC section 5 says."""
+    """`text` (newline-terminated lines) within `limit` characters, as the README says."""
     if len(text) <= limit:
         return text
     lines = text.split("\n")

@@ -24,7 +24,7 @@ class RejectReason(enum.StrEnum):
 
 
 class _WireEntry(msgspec.Struct):
-    """The writer contract of SPEC section 2, as msgspec validates it."""
+    """The writer contract, as msgspec validates it."""
 
     ts: str | int | float
     type: str
@@ -66,7 +66,7 @@ def parse_ts(value: str | int | float) -> float | None:
     kind = type(value)
     if kind is float or kind is int:
         seconds = float(value)
-        if seconds > 1e11:  # SPEC: such a number is milliseconds
+        if seconds > 1e11:  # the writer contract: such a number is milliseconds
             seconds /= 1000.0
         if not math.isfinite(seconds) or not 0 <= seconds <= LATEST:
             return None

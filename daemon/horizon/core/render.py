@@ -112,7 +112,7 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
 
 
 def _hard_cut(parts: _Parts, cap: int, last: Item | None) -> None:
-    """While over the cap, remove the least precious first (SPEC section 4, steps 1 to 5)."""
+    """While over the cap, remove the least precious first (steps 1 to 5 of the hard cut)."""
     size = len(parts.text())
     for item in [item for item in parts.condense if not item.lighthouse]:
         if size <= cap:

@@ -34,7 +34,7 @@ class SettingsError(Exception):
 
 
 class HorizonSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Effective `[horizon]` settings of one bee (SPEC section 7)."""
+    """Effective `[horizon]` settings of one bee."""
 
     actif: bool = False
     budget_net: int = 12000

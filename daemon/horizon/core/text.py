@@ -1,7 +1,7 @@
 """Text hygiene for everything that reaches a view: nothing in an entry can forge structure.
 
 Journal text and model output are untrusted. Every renderer goes through these few
-functions, so the rules of SPEC section 10 live in one place.
+functions, so the text-safety rules live in one place.
 """
 
 from __future__ import annotations

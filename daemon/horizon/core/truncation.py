@@ -1,4 +1,4 @@
-"""The deterministic summarizer: no model, always works (SPEC section 6, ADR 0003)."""
+"""The deterministic summarizer: no model, always works (ADR 0003)."""
 
 from __future__ import annotations
 

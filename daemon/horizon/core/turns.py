@@ -1,4 +1,4 @@
-"""Turn lines of the handoff mode (SPEC section 5): one flattened line per side of a turn."""
+"""Turn lines of the handoff mode: one flattened line per side of a turn."""
 
 from __future__ import annotations
 

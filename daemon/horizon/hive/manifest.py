@@ -1,5 +1,5 @@
 """The segment manifest `window/archive/<bee>-segments.jsonl`: append-only facts a rebuild
-replays so that every line keeps its seq (SPEC section 3, ADR 0002).
+replays so that every line keeps its seq (ADR 0002).
 
 - `rotated`: the live file (inode `ino`) became archive `segment`; its lines up to byte
   `offset` (seq `seq`) were read in file order, anything after is read late.

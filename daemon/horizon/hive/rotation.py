@@ -1,4 +1,4 @@
-"""Rotation of a live journal into `window/archive/` (SPEC section 3).
+"""Rotation of a live journal into `window/archive/`.
 
 Move, never copy-truncate, never over an existing file: the manifest record first, then
 link, then unlink. A crash between any two of these is finished at the next start by

@@ -158,7 +158,7 @@ def load_bee_file(hive: Path, bee: str) -> BeeFile:
 
 def effective_settings(config: GlobalConfig, config_source: str, hive: Path,
                        bee: str) -> Effective:
-    """The cascade of SPEC section 7 for one bee; raises SettingsError on any bad file."""
+    """The cascade for one bee; raises SettingsError on any bad file."""
     layers = [Layer(config_source, validate_layer(config.horizon, config_source))]
     hive_layer = load_hive_layer(hive)
     if hive_layer is not None:

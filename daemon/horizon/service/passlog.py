@@ -1,4 +1,4 @@
-"""The log lines of one pass over a bee (SPEC section 8): counts, seqs, reasons, never text."""
+"""The log lines of one pass over a bee: counts, seqs, reasons, never text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The cascade of SPEC section 6: dedicated model → the bee's model → truncation.
+"""The cascade: dedicated model → the bee's model → truncation.
 
 `Cascade` calls models (in worker threads, never on the hot path); `CachedSummarizer`
 is what the zones use while stepping: it answers from the cache or by truncation and
