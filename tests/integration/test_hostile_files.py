@@ -15,6 +15,13 @@ from horizon.cli.main import main
 from horizon.core.entries import Entry, Rejection
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
 from horizon.engine.bee_engine import BeeEngine, ReadNew
+from horizon.hive.durable import (
+    JournalError,
+    StoreError,
+    append_durably,
+    open_regular,
+    write_atomic,
+)
 from horizon.hive.manifest import Rotated, append_records, read_manifest
 from horizon.hive.rotation import _next_number
 from horizon.hive.settings_files import effective_settings
@@ -156,3 +163,24 @@ def test_adopt_takes_no_link_and_nothing_once_records_show_numbered_lines(
     (window / "archive" / f"{BEE}-messages.000001.jsonl").write_bytes(line("old"))
     assert main(["adopt", str(hive), BEE]) == 1
     assert "numbered" in capsys.readouterr().err
+
+
+def test_files_inside_a_hive_are_reached_through_folders_that_are_no_links(
+        tmp_path: Path) -> None:
+    """Whatever the checks before it, the open itself walks down from the hive one folder
+    at a time and follows no link: a folder swapped for a link at the last moment still
+    leads nowhere."""
+    hive = tmp_path / "hive"
+    hive.mkdir()
+    outside = tmp_path / "outside"
+    (outside / "mia").mkdir(parents=True)
+    (outside / f"{BEE}-messages.jsonl").write_bytes(line("foreign"))
+    (hive / "window").symlink_to(outside, target_is_directory=True)
+    (hive / "horizon").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(JournalError, match="a link; refused"):
+        open_regular(hive / "window" / f"{BEE}-messages.jsonl", under=hive)
+    with pytest.raises(StoreError):
+        write_atomic(hive / "horizon" / "mia" / "state.json", b"{}", under=hive)
+    with pytest.raises(StoreError):
+        append_durably(hive / "window" / "x.jsonl", b"{}\n", under=hive)
+    assert sorted(p.name for p in outside.rglob("*")) == ["mia", f"{BEE}-messages.jsonl"]

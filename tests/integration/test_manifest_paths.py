@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from horizon.core.entries import Entry
 from horizon.hive.durable import JournalError
 from horizon.hive.journal import Checkpoint
 from horizon.hive.manifest import read_manifest
@@ -93,7 +94,7 @@ def test_no_record_leads_the_reader_or_a_rotation_outside_the_hive(
     outside = root / "outside"
     outside.mkdir()
     line = json.dumps({"ts": 1_790_000_000, "type": "task", "question": "q", "answer": "a"})
-    (outside / "secret.jsonl").write_text(line + "\n")
+    (outside / "secret.jsonl").write_text(line.replace('"q"', '"outside"') + "\n")
     live = window / f"{BEE}-messages.jsonl"
     live.write_text(line + "\n" + line + "\n")
     (window / "archive" / f"{BEE}-messages.000001.jsonl").write_text(line + "\n")
@@ -114,4 +115,5 @@ def test_no_record_leads_the_reader_or_a_rotation_outside_the_hive(
             read = []  # a record naming a missing segment of the bee's: the bee is refused
     assert escaped == []
     assert sorted(outside.iterdir()) == before
-    assert len(read) <= 3  # the live journal and the one real segment, nothing else
+    # Forged records may make the bee's own lines read in odd orders, never a foreign one.
+    assert not [r for r in read if isinstance(r, Entry) and r.question == "outside"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 
 FILE_MODE = 0o640
@@ -54,16 +54,24 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool = True
-                 ) -> None:
-    """Temp file in the same folder, fsync, rename over `path`, fsync the folder.
+def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool = True,
+                 under: Path | None = None) -> None:
+    """Temp file in the same folder, fsync, rename over `path`, fsync the folder. With
+    `under` (the hive), the folder is reached through descriptors that follow no link.
 
     On failure the temp file is removed, `path` keeps its previous content, and
     StoreError says why.
     """
+    try:
+        folder = (open_folder(under, path.parent) if under is not None
+                  else os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+    except OSError as error:
+        raise StoreError(f"{path.parent}: {error.strerror or error}") from None
     temp = None
     try:
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        temp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     mode, dir_fd=folder)
         try:
             os.fchmod(fd, mode)
             view = memoryview(data)
@@ -73,24 +81,56 @@ def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool 
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temp, path)
+        os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
         temp = None
         if sync_dir:
-            fsync_dir(path.parent)
+            os.fsync(folder)
     except OSError as error:
         raise StoreError(f"{path}: {error.strerror or error}") from None
     finally:
         if temp is not None:
             with contextlib.suppress(OSError):
-                os.unlink(temp)
+                os.unlink(temp, dir_fd=folder)
+        os.close(folder)
 
 
-def open_regular(path: Path) -> int:
-    """A read descriptor on `path`, refusing links and anything but a regular file."""
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_folder(under: Path, folder: Path) -> int:
+    """A descriptor on `folder`, walked down from `under` (the hive) one name at a time:
+    a link anywhere on the way is refused (ELOOP or ENOTDIR), however it got there."""
+    fd = os.open(under, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        for part in folder.relative_to(under).parts:
+            child = os.open(part, _FOLDER, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_at(path: Path, flags: int, mode: int, under: Path | None) -> int:
+    """os.open(path) without following a link: through folder descriptors from `under`
+    when given, else on the last name only."""
+    if under is None:
+        return os.open(path, flags | os.O_NOFOLLOW, mode)
+    folder = open_folder(under, path.parent)
+    try:
+        return os.open(path.name, flags | os.O_NOFOLLOW, mode, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def open_regular(path: Path, under: Path | None = None) -> int:
+    """A read descriptor on `path`, refusing links and anything but a regular file, and
+    never blocking on a FIFO. `under`: the hive, walked down without following links."""
+    try:
+        fd = _open_at(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK, 0, under)
     except OSError as error:
-        if error.errno == errno.ELOOP:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.lexists(path):
             raise JournalError(f"{path}: a link; refused") from None
         raise JournalError(f"{path}: {error.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -99,11 +139,12 @@ def open_regular(path: Path) -> int:
     return fd
 
 
-def read_regular(path: Path, limit: int | None = None) -> bytes | None:
+def read_regular(path: Path, limit: int | None = None, under: Path | None = None
+                 ) -> bytes | None:
     """The bytes of regular file `path` (at most `limit`), None when absent. A link, a
     FIFO or a device is refused (JournalError) without blocking."""
     try:
-        fd = open_regular(path)
+        fd = open_regular(path, under)
     except JournalError:
         if not os.path.lexists(path):
             return None
@@ -115,20 +156,19 @@ def read_regular(path: Path, limit: int | None = None) -> bytes | None:
         os.close(fd)
 
 
-def read_records(path: Path) -> list[bytes]:
+def read_records(path: Path, under: Path | None = None) -> list[bytes]:
     """The non-blank lines of a small append-only file (flags, manifest); [] when absent."""
-    data = read_regular(path)
+    data = read_regular(path, under=under)
     if data is None:
         return []
     return [line for line in data.split(b"\n") if line.strip()]
 
 
-def append_durably(path: Path, payload: bytes) -> None:
+def append_durably(path: Path, payload: bytes, under: Path | None = None) -> None:
     """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
     append) is closed first so the new records start on a line of their own."""
     ensure_dir(path.parent, path.parent.parent)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 FILE_MODE)
+    fd = _open_at(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE, under)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":

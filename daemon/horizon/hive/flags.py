@@ -30,7 +30,7 @@ def read_flags(hive: Path, bee: str) -> dict[int, str]:
     path = flags_path(hive, bee)
     if os.path.lexists(path.parent):
         require_real_dir(path.parent, JournalError)  # never read through a link
-    for line in read_records(flags_path(hive, bee)):
+    for line in read_records(flags_path(hive, bee), under=hive):
         try:
             record = _decoder.decode(line)
         except msgspec.MsgspecError:
@@ -43,4 +43,4 @@ def read_flags(hive: Path, bee: str) -> dict[int, str]:
 
 
 def append_flag(hive: Path, bee: str, record: FlagRecord) -> None:
-    append_durably(flags_path(hive, bee), _encoder.encode(record) + b"\n")
+    append_durably(flags_path(hive, bee), _encoder.encode(record) + b"\n", under=hive)

@@ -33,7 +33,7 @@ class Heartbeat(msgspec.Struct, kw_only=True):
 
 def read_heartbeat(hive: Path) -> Heartbeat | None:
     try:
-        data = read_regular(heartbeat_path(hive))
+        data = read_regular(heartbeat_path(hive), under=hive)
         return msgspec.json.decode(data, type=Heartbeat) if data is not None else None
     except (OSError, JournalError, msgspec.MsgspecError):
         return None
@@ -41,4 +41,4 @@ def read_heartbeat(hive: Path) -> Heartbeat | None:
 
 def write_heartbeat(hive: Path, beat: Heartbeat) -> None:
     ensure_dir(heartbeat_path(hive).parent, hive)  # never through a link
-    write_atomic(heartbeat_path(hive), msgspec.json.encode(beat))
+    write_atomic(heartbeat_path(hive), msgspec.json.encode(beat), under=hive)

@@ -65,14 +65,14 @@ def segment_paths(window: Path, bee: str, recorded: list[str]) -> list[Path]:
     return paths
 
 
-def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None
-               ) -> Iterator[tuple[bytes | None, int]]:
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+               under: Path | None = None) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset`: (bytes without `\\n`, or None when too long; end offset).
 
     A trailing line without `\\n` is left for a later read; nothing at or past `limit`
     (a line boundary) is read.
     """
-    fd = open_regular(path)
+    fd = open_regular(path, under)
     try:
         position = offset
         pending = b""
@@ -121,11 +121,11 @@ def is_blank(line: bytes) -> bool:
     return not line.strip()
 
 
-def tail_hash(path: Path, offset: int) -> str:
+def tail_hash(path: Path, offset: int, under: Path | None = None) -> str:
     """A hash of the bytes just before `offset`: the fingerprint a checkpoint keeps."""
     if offset == 0:
         return ""
-    fd = open_regular(path)
+    fd = open_regular(path, under)
     try:
         start = max(0, offset - TAIL_BYTES)
         data = os.pread(fd, offset - start, start)

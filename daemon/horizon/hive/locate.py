@@ -17,7 +17,7 @@ def locate_line(window: Path, seq: int, segments: dict[str, list[int]], manifest
     for late in manifest.late:
         if late.first_seq <= seq <= late.last_seq:
             return _scan(segment_path(window, late.segment), late.start, late.end, late.first_seq,
-                         seq, [], max_line_bytes)
+                         seq, [], max_line_bytes, window.parent)
     for name, (first, last) in segments.items():
         if first <= seq <= last:
             rotated = manifest.rotated.get(name)
@@ -25,15 +25,15 @@ def locate_line(window: Path, seq: int, segments: dict[str, list[int]], manifest
                               key=lambda late: late.first_seq)
             skips = [(late.first_seq, late.last_seq) for late in reserved]
             return _scan(segment_path(window, name), 0, rotated.offset if rotated else None, first,
-                         seq, skips, max_line_bytes)
+                         seq, skips, max_line_bytes, window.parent)
     return None
 
 
 def _scan(path: Path, start: int, end: int | None, first: int, seq: int,
-          skips: list[tuple[int, int]], max_line_bytes: int) -> bytes | None:
+          skips: list[tuple[int, int]], max_line_bytes: int, hive: Path) -> bytes | None:
     counter = first - 1
     try:
-        for raw, _ in read_lines(path, start, max_line_bytes, end):
+        for raw, _ in read_lines(path, start, max_line_bytes, end, hive):
             if raw is not None and is_blank(raw):
                 continue
             while skips and skips[0][0] == counter + 1:

@@ -132,7 +132,8 @@ def read_manifest(window: Path, bee: str) -> Manifest:
     """Every well-formed record of this bee's own files; a torn last line (a crash
     mid-append) is ignored, a record naming another file is refused."""
     manifest = Manifest()
-    for number, line in enumerate(read_records(manifest_path(window, bee)), start=1):
+    for number, line in enumerate(read_records(manifest_path(window, bee), under=window.parent),
+                                  start=1):
         try:
             record = _decoder.decode(line)
         except msgspec.MsgspecError:
@@ -157,4 +158,4 @@ def append_records(window: Path, bee: str, records: list[Record]) -> None:
     """Durable before the state that depends on them."""
     if records:
         payload = b"".join(_encoder.encode(record) + b"\n" for record in records)
-        append_durably(manifest_path(window, bee), payload)
+        append_durably(manifest_path(window, bee), payload, under=window.parent)

@@ -62,6 +62,7 @@ class JournalReader:
                  finish_in_memory: bool = False, read_to: Checkpoint | None = None,
                  slice_bytes: int | None = None, slice_s: float | None = None) -> None:
         self.window = window
+        self.hive = window.parent  # every journal is opened down from it, following no link
         self.bee = bee
         self.checkpoint = checkpoint
         self.max_line_bytes = max_line_bytes
@@ -105,7 +106,7 @@ class JournalReader:
             if (info is not None and info.st_ino == checkpoint.ino
                     and info.st_size >= checkpoint.offset
                     and (info.st_size == checkpoint.offset
-                         or tail_hash(live, checkpoint.offset) == checkpoint.tail)
+                         or tail_hash(live, checkpoint.offset, self.hive) == checkpoint.tail)
                     and self._rotated_as(info.st_ino) is None):
                 return [(live.name, live, checkpoint.offset, checkpoint.lines)]
         segments = self._segments()
@@ -161,7 +162,8 @@ class JournalReader:
         if info is not None and info.st_ino == checkpoint.ino:
             if info.st_size < checkpoint.offset:
                 self._replaced(checkpoint.segment, info.st_ino, "truncated")
-            elif path is not None and tail_hash(path, checkpoint.offset) != checkpoint.tail:
+            elif path is not None and (
+                    tail_hash(path, checkpoint.offset, self.hive) != checkpoint.tail):
                 self._replaced(checkpoint.segment, info.st_ino, "rewritten")
             return checkpoint.segment
         for rotated in self.manifest.rotated.values():
@@ -215,7 +217,7 @@ class JournalReader:
             end = start
             self.current_segment = name
             limit = self._main_end(name)
-            for raw, line_end in read_lines(path, start, self.max_line_bytes, limit):
+            for raw, line_end in read_lines(path, start, self.max_line_bytes, limit, self.hive):
                 end = line_end
                 if raw is not None and is_blank(raw):
                     continue
@@ -238,7 +240,7 @@ class JournalReader:
     def _move_checkpoint(self, name: str, path: Path, end: int, lines: int) -> None:
         info = os.stat(path, follow_symlinks=False)
         self.checkpoint = Checkpoint(name, end, self._seq, info.st_dev, info.st_ino,
-                                     tail_hash(path, end), lines)
+                                     tail_hash(path, end, self.hive), lines)
 
     # -- ranges read out of order -----------------------------------------------------
 
@@ -253,7 +255,7 @@ class JournalReader:
             path = archive_dir(self.window) / late.segment
             self.current_segment = late.segment
             self.main_flow = False
-            for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end):
+            for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end, self.hive):
                 if raw is None or not is_blank(raw):
                     yield self._record(raw)
         self.current_segment = segment  # the main flow goes on where it was
@@ -279,7 +281,7 @@ class JournalReader:
             end = start
             self.current_segment = name
             self.main_flow = False
-            for raw, line_end in read_lines(path, start, self.max_line_bytes):
+            for raw, line_end in read_lines(path, start, self.max_line_bytes, None, self.hive):
                 end = line_end
                 if raw is None or not is_blank(raw):
                     yield self._record(raw)

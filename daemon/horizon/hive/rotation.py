@@ -81,7 +81,7 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
     fsync_dir(archive)
     fsync_dir(window)
     return Checkpoint(target.name, checkpoint.offset, checkpoint.seq, info.st_dev, info.st_ino,
-                      tail_hash(target, checkpoint.offset), checkpoint.lines)
+                      tail_hash(target, checkpoint.offset, window.parent), checkpoint.lines)
 
 
 def finish_rotations(window: Path, bee: str, manifest: Manifest,

@@ -47,14 +47,15 @@ def config_source(path: Path | None) -> str:
     return str(path) if path is not None else BUILTIN
 
 
-def _read_bytes(path: Path, *, in_hive: bool) -> bytes:
-    """A settings file's bytes. Inside a hive a link is refused, like any file there;
-    config.json itself may be a link (configuration managers make them)."""
+def _read_bytes(path: Path, *, hive: Path | None) -> bytes:
+    """A settings file's bytes. Inside a `hive` a link is refused, like any file there
+    (reached through folder descriptors); config.json itself may be a link
+    (configuration managers make them)."""
     source = str(path)
     try:
-        if not in_hive and not path.is_file():
+        if hive is None and not path.is_file():
             raise SettingsError(source, "(file)", "not a regular file")
-        data = (read_regular(path, MAX_SETTINGS_BYTES + 1) if in_hive
+        data = (read_regular(path, MAX_SETTINGS_BYTES + 1, under=hive) if hive is not None
                 else path.read_bytes()[: MAX_SETTINGS_BYTES + 1])
     except JournalError as error:
         raise SettingsError(source, "(file)", str(error).removeprefix(f"{path}: ")) from None
@@ -67,8 +68,8 @@ def _read_bytes(path: Path, *, in_hive: bool) -> bytes:
     return data
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    raw = _read_bytes(path, in_hive=True)
+def _read_toml(path: Path, hive: Path) -> dict[str, Any]:
+    raw = _read_bytes(path, hive=hive)
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -83,7 +84,7 @@ def load_global(path: Path | None) -> GlobalConfig:
     """The global config; built-in defaults when there is no file."""
     if path is None:
         return GlobalConfig()
-    raw = _read_bytes(path, in_hive=False)
+    raw = _read_bytes(path, hive=None)
     try:
         document = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -111,7 +112,7 @@ def load_hive_layer(hive: Path) -> Layer | None:
     path = hive_file(hive)
     if not path.exists():
         return None
-    document = _read_toml(path)
+    document = _read_toml(path, hive)
     for key in document:
         if key != "horizon":
             hint = " (it belongs in the [horizon] table)" if key in HORIZON_KEYS else ""
@@ -138,7 +139,7 @@ def load_bee_file(hive: Path, bee: str) -> BeeFile:
     if not path.exists():
         return BeeFile(None, None, None)
     source = str(path)
-    document = _read_toml(path)
+    document = _read_toml(path, hive)
     for key in document:
         if key in HORIZON_KEYS:
             raise SettingsError(source, key, "this key belongs in the [horizon] table")

@@ -62,7 +62,7 @@ def read_handoff(hive: Path, bee: str) -> str | None:
     """The handoff.md on disk, or None: a restart rewrites it only when it would change
     (a link or a FIFO in its place is replaced by the next write)."""
     try:
-        data = read_regular(handoff_path(hive, bee))
+        data = read_regular(handoff_path(hive, bee), under=hive)
         return data.decode("utf-8") if data is not None else None
     except (OSError, JournalError, UnicodeDecodeError):
         return None
@@ -72,7 +72,7 @@ def load_state(hive: Path, bee: str) -> BeeState | None:
     """The saved state, or None when absent, unreadable or of an older format (rebuild)."""
     path = state_path(hive, bee)
     try:
-        data = read_regular(path)
+        data = read_regular(path, under=hive)
     except JournalError:
         return None  # a link or a FIFO is no state of ours: rebuilt, and replaced by it
     except NotADirectoryError:
@@ -106,10 +106,11 @@ def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
         raise StoreError(f"{directory}: {error.strerror or error}") from None
     # One folder fsync covers both renames: the state is renamed last, and a state that
     # survives without its handoff.md is only re-rendered at the next start.
-    write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"), sync_dir=False)
-    write_atomic(state_path(hive, bee), _encoder.encode(state))
+    write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"), sync_dir=False,
+                 under=hive)
+    write_atomic(state_path(hive, bee), _encoder.encode(state), under=hive)
 
 
 def save_state(hive: Path, bee: str, state: BeeState) -> None:
     """Only state.json: the view it describes is already on disk."""
-    write_atomic(state_path(hive, bee), _encoder.encode(state))
+    write_atomic(state_path(hive, bee), _encoder.encode(state), under=hive)
