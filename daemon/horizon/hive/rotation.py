@@ -8,14 +8,22 @@ those lines are read late (see `ingest`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
-from horizon.hive.durable import ensure_dir, fsync_dir
+from horizon.hive.durable import ensure_dir, open_folder
 from horizon.hive.journal import Checkpoint, archive_numbers, tail_hash
-from horizon.hive.layout import archive_dir, archive_name, live_path, parse_journal_name
+from horizon.hive.layout import (
+    ARCHIVE,
+    archive_dir,
+    archive_name,
+    live_path,
+    parse_journal_name,
+)
 from horizon.hive.manifest import (
     Aborted,
     Adopted,
@@ -67,19 +75,24 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
     record = Rotated(target.name, info.st_ino, checkpoint.offset, checkpoint.seq)
     append_records(window, bee, [record])
     manifest.add(record)
-    os.link(live, target, follow_symlinks=False)
-    if os.stat(target, follow_symlinks=False).st_ino != info.st_ino:
-        # The journal was replaced under its name since we read it: what we linked is the
-        # newcomer, unread. Back out; the newcomer stays live and is read as a replaced
-        # journal at the next pass.
-        os.unlink(target)
-        aborted = Aborted(target.name)
-        append_records(window, bee, [aborted])
-        manifest.add(aborted)
-        return None
-    os.unlink(live)
-    fsync_dir(archive)
-    fsync_dir(window)
+    with _folders(window) as (window_fd, archive_fd):
+        # Names relative to folder descriptors walked down from the hive: a folder swapped
+        # for a link meanwhile leads nowhere.
+        os.link(live.name, target.name, src_dir_fd=window_fd, dst_dir_fd=archive_fd,
+                follow_symlinks=False)
+        if os.stat(target.name, dir_fd=archive_fd, follow_symlinks=False).st_ino != (
+                info.st_ino):
+            # The journal was replaced under its name since we read it: what we linked is
+            # the newcomer, unread. Back out; the newcomer stays live and is read as a
+            # replaced journal at the next pass.
+            os.unlink(target.name, dir_fd=archive_fd)
+            aborted = Aborted(target.name)
+            append_records(window, bee, [aborted])
+            manifest.add(aborted)
+            return None
+        os.unlink(live.name, dir_fd=window_fd)
+        os.fsync(archive_fd)
+        os.fsync(window_fd)
     return Checkpoint(target.name, checkpoint.offset, checkpoint.seq, info.st_dev, info.st_ino,
                       tail_hash(target, checkpoint.offset, window.parent), checkpoint.lines)
 
@@ -98,20 +111,44 @@ def finish_rotations(window: Path, bee: str, manifest: Manifest,
     segment = manifest.interrupted_rotation(live_ino, read_offset(read_to, live_ino))
     if segment is None:
         return []
-    target = archive_dir(window) / segment
     try:
-        made = not target.exists()
-        if made:
-            os.link(live, target, follow_symlinks=False)
-        if os.stat(target, follow_symlinks=False).st_ino != live_ino:
-            if made:  # the journal was replaced meanwhile: that link is not ours to keep
-                os.unlink(target)
-            return []
-        os.unlink(live)
-        fsync_dir(window)
+        with _folders(window) as (window_fd, archive_fd):
+            made = not _exists(segment, archive_fd)
+            if made:
+                os.link(live.name, segment, src_dir_fd=window_fd, dst_dir_fd=archive_fd,
+                        follow_symlinks=False)
+            if os.stat(segment, dir_fd=archive_fd, follow_symlinks=False).st_ino != live_ino:
+                if made:  # the journal was replaced meanwhile: that link is not ours to keep
+                    os.unlink(segment, dir_fd=archive_fd)
+                return []
+            os.unlink(live.name, dir_fd=window_fd)
+            os.fsync(window_fd)
     except OSError:
         return []  # the next rotation of this file retries under the same number
     return [segment]
+
+
+@contextlib.contextmanager
+def _folders(window: Path) -> Iterator[tuple[int, int]]:
+    """Descriptors on `window/` and its archive, walked down from the hive."""
+    window_fd = open_folder(window.parent, window)
+    try:
+        archive_fd = os.open(ARCHIVE, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+                             | os.O_CLOEXEC, dir_fd=window_fd)
+        try:
+            yield window_fd, archive_fd
+        finally:
+            os.close(archive_fd)
+    finally:
+        os.close(window_fd)
+
+
+def _exists(name: str, folder_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def read_offset(checkpoint: Checkpoint | None, ino: int) -> int | None:
