@@ -26,11 +26,30 @@ def ensure_dir(path: Path, under: Path) -> None:
     """`path` and every folder between it and `under` (the hive, or a folder of it),
     each 0750 (mkdir's parents ignore `mode`); a link or a file in the way is refused
     (StoreError), never written through."""
-    if path.parent != under and under in path.parents:
-        ensure_dir(path.parent, under)
-    with contextlib.suppress(FileExistsError):  # a dangling link, a file: refused below
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
-    require_real_dir(path, StoreError)
+    try:
+        fd = os.open(under, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as error:
+        raise StoreError(f"{under}: {error.strerror or error}") from None
+    try:
+        # Made and entered one name at a time, through descriptors: never through a link,
+        # however the folders change meanwhile.
+        reached = under
+        for part in path.relative_to(under).parts:
+            reached = reached / part
+            with contextlib.suppress(FileExistsError):  # a link or a file: refused below
+                os.mkdir(part, DIR_MODE, dir_fd=fd)
+            try:
+                child = os.open(part, _FOLDER, dir_fd=fd)
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise StoreError(f"{reached}: a link or not a folder; refused (the "
+                                     "daemon never writes through a link inside a hive)"
+                                     ) from None
+                raise StoreError(f"{reached}: {error.strerror or error}") from None
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
 
 
 def require_real_dir(path: Path, refusal: type[Exception] = StoreError) -> None:
@@ -167,7 +186,7 @@ def read_records(path: Path, under: Path | None = None) -> list[bytes]:
 def append_durably(path: Path, payload: bytes, under: Path | None = None) -> None:
     """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
     append) is closed first so the new records start on a line of their own."""
-    ensure_dir(path.parent, path.parent.parent)
+    ensure_dir(path.parent, under if under is not None else path.parent.parent)
     fd = _open_at(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE, under)
     try:
         size = os.fstat(fd).st_size

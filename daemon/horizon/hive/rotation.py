@@ -66,7 +66,7 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
     if checkpoint.segment != live.name or info.st_ino != checkpoint.ino:
         return None
     archive = archive_dir(window)
-    ensure_dir(archive, window)
+    ensure_dir(archive, window.parent)
     # A rotation that failed before its link keeps its number: the new record for the
     # same segment (with today's offset) replaces the old one on replay.
     unfinished = next((r.segment for r in manifest.rotated.values()
