@@ -65,14 +65,6 @@ def require_real_dir(path: Path, refusal: type[Exception] = StoreError) -> None:
         raise refusal(f"{path}: not a folder; refused")
 
 
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool = True,
                  under: Path | None = None) -> None:
     """Temp file in the same folder, fsync, rename over `path`, fsync the folder. With

@@ -20,6 +20,7 @@ from horizon import __version__
 from horizon.core.entries import format_instant
 from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError, level_names
 from horizon.core.summarizer import ModelResult
+from horizon.engine import bee_engine
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
@@ -238,8 +239,7 @@ class HiveService:
             self._recovered(runtime)
         if outcome.rotate_failed is not None:
             log.error("archive.rotate_failed", reason=outcome.rotate_failed,
-                      retry_in_s=runtime.engine.rotate_retry_at - time.monotonic()
-                      if runtime.engine else 0.0)
+                      retry_in_s=bee_engine.ROTATE_RETRY_S)
         moved = outcome.rotated
         if moved is not None:
             runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
