@@ -184,3 +184,59 @@ def test_files_inside_a_hive_are_reached_through_folders_that_are_no_links(
     with pytest.raises(StoreError):
         append_durably(hive / "window" / "x.jsonl", b"{}\n", under=hive)
     assert sorted(p.name for p in outside.rglob("*")) == ["mia", f"{BEE}-messages.jsonl"]
+
+
+@pytest.mark.parametrize("vouched_by", ["manifest", "settings file"])
+def test_a_twin_planted_while_derived_files_are_gone_does_not_take_the_known_bee(
+        tmp_path: Path, vouched_by: str) -> None:
+    from horizon.hive.discovery import discover
+
+    hive = new_hive(tmp_path, lines=3)
+    if vouched_by == "manifest":
+        append_records(hive / "window", BEE, [Rotated(segment=f"{BEE}-messages.000001.jsonl",
+                                                      ino=1, offset=0, seq=0)])
+    else:
+        (hive / "bees").mkdir()
+        (hive / "bees" / f"{BEE}.toml").write_text('mission = "m"\n')
+    (hive / "window" / f"{BEE.upper()}-messages.jsonl").write_bytes(line("planted"))
+    (hive / "horizon" / BEE.upper()).mkdir(parents=True)  # planted by a lax deployment
+
+    bees, problems = discover(hive)
+
+    assert bees == [BEE], "files only the daemon or an operator writes tell the known bee"
+    assert any(BEE.upper() in problem and f"{BEE!r} keeps being served" in problem
+               for problem in problems), problems
+
+
+def test_twins_nothing_vouches_for_are_all_refused(tmp_path: Path) -> None:
+    from horizon.hive.discovery import discover
+
+    hive = new_hive(tmp_path, lines=1)
+    (hive / "window" / f"{BEE.upper()}-messages.jsonl").write_bytes(line("planted"))
+
+    bees, problems = discover(hive)
+
+    assert bees == []
+    assert any("all refused" in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize("open_folder", ["hive", "horizon"])
+def test_the_summary_cache_is_not_used_where_anyone_can_swap_its_path(
+        tmp_path: Path, open_folder: str) -> None:
+    hive = new_hive(tmp_path)
+    (hive / "horizon").mkdir()
+    folder = hive if open_folder == "hive" else hive / "horizon"
+    folder.chmod(0o777)  # anyone could put a link where SQLite will open by name
+    refusals: list[str] = []
+    cache = hive_cache(hive, on_refused=refusals.append)
+
+    cache.put("key", "text")
+    cache.put("key", "text")
+
+    assert cache.get("key") is None
+    assert refusals == [f"{folder}: writable by all"], "refused, and told once"
+    assert not (hive / "horizon" / "summaries.sqlite").exists()
+    folder.chmod(0o750)
+    cache.put("key", "text")
+    assert cache.get("key") == "text", "used again once the folder is private"
+    cache.close()

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Collection
+import stat
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from horizon.hive.durable import JournalError
 from horizon.hive.layout import (
     BEE_NAME,
     archive_dir,
+    bee_settings_path,
     bees_dir,
     derived_dir,
     is_bee_name,
     live_path,
     manifest_bee,
+    manifest_path,
     parse_journal_name,
     window_dir,
 )
@@ -45,7 +48,8 @@ def _inside(hive: Path, path: Path) -> bool:
 def discover(hive: Path, served: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """(bees served, problems): a bee exists by its live journal, its segment manifest
     (recorded segments) or its settings file. Of names differing only in case, the one
-    `served` (else the one with derived files) is kept, and the newcomers refused."""
+    `served` (else the one the settings files, the manifests or the derived files tell) is
+    kept, and the newcomers refused."""
     problems: list[str] = []
     window = window_dir(hive)
     archive = archive_dir(window)
@@ -81,12 +85,32 @@ def discover(hive: Path, served: Collection[str] = ()) -> tuple[list[str], list[
 
 def _twin_kept(hive: Path, twins: list[str], served: Collection[str]) -> str | None:
     """The one of case twins that keeps being served: the one served already, else the
-    only one with derived files; None when that does not tell."""
-    for known in (set(served), {twin for twin in twins if derived_dir(hive, twin).is_dir()}):
-        kept = [twin for twin in twins if twin in known]
+    only one with derived files, else the only one the daemon's manifests record, else the
+    only one an operator's settings file names; None when that does not tell.
+
+    Journals are the one thing a bee's side can create, so they never break the tie: the
+    later signals come from files only the daemon or an operator writes, which keeps the
+    bee an operator knows when `horizon/` was deleted and a twin planted meanwhile."""
+    window = window_dir(hive)
+    signals: tuple[Callable[[str], bool], ...] = (
+        lambda twin: twin in served,
+        lambda twin: _is_kind(bee_settings_path(hive, twin), stat.S_ISREG),
+        lambda twin: _is_kind(manifest_path(window, twin), stat.S_ISREG),
+        lambda twin: _is_kind(derived_dir(hive, twin), stat.S_ISDIR),
+    )
+    for signal in signals:
+        kept = [twin for twin in twins if signal(twin)]
         if len(kept) == 1:
             return kept[0]
     return None
+
+
+def _is_kind(path: Path, kind: Callable[[int], bool]) -> bool:
+    """Whether `path` itself (never what a link points to) is of that kind."""
+    try:
+        return kind(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _manifest_bees(archive: Path) -> set[str]:

@@ -79,7 +79,8 @@ class ModelWork:
 
     def cache(self, hive: Path) -> SummaryCache:
         if hive not in self.caches:
-            self.caches[hive] = hive_cache(hive)
+            self.caches[hive] = hive_cache(hive, on_refused=functools.partial(
+                _cache_refused, hive))
         return self.caches[hive]
 
     def stop(self) -> None:
@@ -164,3 +165,8 @@ class ModelWork:
         self.post(ModelDone(hive, bee, ModelResult("fold", [item.seq for item in merged],
                                                    batches=batches, folded=folded,
                                                    fallbacks=fallbacks)))
+
+
+def _cache_refused(hive: Path, reason: str) -> None:
+    log.warning("cache.refused", hive=str(hive), reason=reason,
+                consequence="model outputs are not kept; a restart asks them again")
