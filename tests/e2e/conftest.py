@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.daemon_harness import Daemon, Start
+from tests.e2e.daemon_harness import Daemon, NotifyListener, Start
 
 
 @pytest.fixture
@@ -23,3 +24,11 @@ def start(tmp_path: Path) -> Iterator[Start]:
     yield starter
     for daemon in daemons:
         daemon.stop()
+
+
+@pytest.fixture
+def notify_socket(tmp_path: Path) -> Iterator[NotifyListener]:
+    folder = tmp_path if len(str(tmp_path)) < 80 else Path(tempfile.mkdtemp(prefix="hz"))
+    listener = NotifyListener(folder / "notify.sock")
+    yield listener
+    listener.close()

@@ -11,8 +11,10 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -235,3 +237,47 @@ def event_time(event: Event) -> float:
 
 
 Start = Callable[..., Daemon]  # the `start` fixture (conftest.py): a started daemon
+
+
+# --- systemd's notify socket ------------------------------------------------------------
+
+
+class NotifyListener:
+    """A real AF_UNIX datagram socket standing in for systemd's notify socket."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.datagrams: list[list[str]] = []
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.1)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._collect, daemon=True)
+        self.thread.start()
+
+    def _collect(self) -> None:
+        while not self.done.is_set():
+            try:
+                data = self.sock.recv(65536)
+            except TimeoutError:
+                continue
+            self.datagrams.append(data.decode("utf-8").split("\n"))
+
+    def index(self, line: str, after: int = 0) -> int | None:
+        """Where the first datagram past `after` holding `line` (or `KEY=` prefix) is."""
+        for number, datagram in enumerate(list(self.datagrams)[after:], start=after):
+            if any(item == line or (line.endswith("=") and item.startswith(line))
+                   for item in datagram):
+                return number
+        return None
+
+    def wait(self, line: str, after: int = 0) -> int:
+        wait_for(lambda: self.index(line, after) is not None, f"datagram {line}")
+        index = self.index(line, after)
+        assert index is not None
+        return index
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join(5)
+        self.sock.close()

@@ -14,10 +14,8 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +27,7 @@ from horizon import __version__
 from tests.e2e.daemon_harness import (
     BEE,
     HORIZON,
+    NotifyListener,
     Start,
     append,
     clean_env,
@@ -245,55 +244,6 @@ def test_settings_are_hot_reloaded_bad_ones_refused_and_sighup_reloads(
 
 
 # --- systemd notifications ----------------------------------------------------------------
-
-
-class NotifyListener:
-    """A real AF_UNIX datagram socket standing in for systemd's notify socket."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.datagrams: list[list[str]] = []
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(path))
-        self.sock.settimeout(0.1)
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._collect, daemon=True)
-        self.thread.start()
-
-    def _collect(self) -> None:
-        while not self.done.is_set():
-            try:
-                data = self.sock.recv(65536)
-            except TimeoutError:
-                continue
-            self.datagrams.append(data.decode("utf-8").split("\n"))
-
-    def index(self, line: str, after: int = 0) -> int | None:
-        """Where the first datagram past `after` holding `line` (or `KEY=` prefix) is."""
-        for number, datagram in enumerate(list(self.datagrams)[after:], start=after):
-            if any(item == line or (line.endswith("=") and item.startswith(line))
-                   for item in datagram):
-                return number
-        return None
-
-    def wait(self, line: str, after: int = 0) -> int:
-        wait_for(lambda: self.index(line, after) is not None, f"datagram {line}")
-        index = self.index(line, after)
-        assert index is not None
-        return index
-
-    def close(self) -> None:
-        self.done.set()
-        self.thread.join(5)
-        self.sock.close()
-
-
-@pytest.fixture
-def notify_socket(tmp_path: Path) -> Iterator[NotifyListener]:
-    folder = tmp_path if len(str(tmp_path)) < 80 else Path(tempfile.mkdtemp(prefix="hz"))
-    listener = NotifyListener(folder / "notify.sock")
-    yield listener
-    listener.close()
 
 
 def test_sd_notify_ready_status_watchdog_reloading_stopping(

@@ -16,13 +16,16 @@ import pytest
 
 from tests.e2e.daemon_harness import (
     BEE,
+    NotifyListener,
     Start,
     append,
+    clean_env,
     entry,
     handoff,
     horizon,
     journal_path,
     make_hive,
+    state,
     wait_for,
     wait_for_up_to,
     write_config,
@@ -336,3 +339,44 @@ def test_init_refuses_a_folder_in_use_that_is_not_a_hive(tmp_path: Path) -> None
     refused = horizon(config, "init", folder)
     assert refused.returncode == 1 and "not a hive; refused" in refused.stderr
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+
+
+# -- stalls ------------------------------------------------------------------------------------
+
+
+def test_a_flooding_bee_holds_neither_the_other_bees_nor_the_watchdog(
+        tmp_path: Path, start: Start, notify_socket: NotifyListener) -> None:
+    hive = make_hive(tmp_path, [entry("one")])
+    make_hive(tmp_path, [entry("one")], bee=OTHER)
+    env = clean_env(NOTIFY_SOCKET=str(notify_socket.path), WATCHDOG_USEC="1000000")
+    daemon = start(write_config(tmp_path, hive), env)
+    notify_socket.wait("READY=1")
+    wait_for_up_to(hive, 1, bee=OTHER)
+
+    with journal_path(hive).open("ab") as journal:
+        journal.write(FLOOD_LINE * FLOOD_LINES)
+    flood_end = journal_path(hive).stat().st_size
+    pings_before = watchdog_pings(notify_socket)
+    append(hive, entry("two"), bee=OTHER)
+
+    wait_for_up_to(hive, 2, bee=OTHER)
+    assert read_offset(hive) < flood_end, "the other bee was served while the flood was read"
+    assert watchdog_pings(notify_socket) > pings_before, "the watchdog was fed meanwhile"
+    wait_for(lambda: read_offset(hive) >= flood_end or None, "the flood read to its end",
+             timeout=300)
+    daemon.assert_alive()
+
+
+OTHER = "noe"
+FLOOD_LINE = b"junk, not json\n"
+FLOOD_LINES = 3_000_000
+
+
+def watchdog_pings(listener: NotifyListener) -> int:
+    return sum(datagram == ["WATCHDOG=1"] for datagram in list(listener.datagrams))
+
+
+def read_offset(hive: Path) -> int:
+    """How far the daemon's committed checkpoint has read the bee's journal."""
+    found = state(hive)
+    return int(found["checkpoint"]["offset"]) if found else 0
