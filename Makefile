@@ -1,32 +1,45 @@
-# Quick start: `make run` (the demo) and `make test` (the whole suite). Both create .venv.
+# Quick start: `make run` (the demo) and `make test` (the whole suite). Both create .venv;
+# `run` installs what running needs, `test` adds the dev tools (each has its own stamp).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test lint typecheck unit bench clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-run: $(STAMP)
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(RUN_STAMP)
 	$(BIN)/horizon demo
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check daemon tests $(wildcard bench/*.py)
 	$(BIN)/lint-imports
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 test: lint typecheck
 	$(BIN)/pytest -n 2
 
-bench: $(STAMP)
+# The pure core alone: seconds, no daemon, no subprocess.
+unit: $(DEV_STAMP)
+	$(BIN)/pytest -n 2 tests/unit
+
+bench: $(RUN_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) demo-hive .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) demo-hive build dist daemon/*.egg-info \
+		.mypy_cache .ruff_cache .pytest_cache .hypothesis .grimp_cache .import_linter_cache
