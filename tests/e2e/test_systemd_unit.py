@@ -1,5 +1,6 @@
-"""The service files that ship beside the daemon: the systemd unit passes
-`systemd-analyze verify` against the installed command, the launchd plist parses."""
+"""The service files that ship beside the daemon: the systemd unit, as `horizon example
+systemd` prints it for the installed command, passes `systemd-analyze verify`; the launchd
+plist parses."""
 
 from __future__ import annotations
 
@@ -33,18 +34,19 @@ def test_the_unit_runs_horizon_as_a_notify_service() -> None:
     assert any(line.startswith("WatchdogSec=") for line in lines)
 
 
-def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
+def test_systemd_analyze_verifies_the_unit_as_installed(tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         if os.environ.get("CI"):
             pytest.fail("systemd-analyze is missing on CI (.ci/run installs systemd)")
         pytest.skip("systemd-analyze is not installed (it is on CI)")
     assert Path(HORIZON).is_file()
-    text = UNIT.read_text(encoding="utf-8")
-    installed = text.replace(f"ExecStart={SHIPPED_BINARY} ", f"ExecStart={HORIZON} ")
-    assert exec_start(installed).startswith(f"{HORIZON} run ")
+    printed = subprocess.run([HORIZON, "example", "systemd"], capture_output=True, text=True,
+                             timeout=60, check=True).stdout
+    installed = str(Path(HORIZON).resolve())
+    assert exec_start(printed).startswith(f"{installed} run ")
     unit = tmp_path / "horizon.service"
-    unit.write_text(installed, encoding="utf-8")
+    unit.write_text(printed, encoding="utf-8")
 
     result = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
                             timeout=120, check=False)
@@ -53,13 +55,38 @@ def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
     assert "horizon.service" not in output, output
 
 
+def test_systemd_analyze_refuses_a_unit_whose_command_is_missing(tmp_path: Path) -> None:
+    """The verification above means something: a missing ExecStart command fails it."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (it is on CI)")
+    unit = tmp_path / "horizon.service"
+    missing = tmp_path / "nowhere" / "horizon"
+    unit.write_text(UNIT.read_text(encoding="utf-8").replace(
+        f"ExecStart={SHIPPED_BINARY} ", f"ExecStart={missing} "), encoding="utf-8")
+    result = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode != 0
+    assert str(missing) in result.stdout + result.stderr
+
+
+def test_the_unit_gives_the_daemon_its_folders() -> None:
+    lines = set(UNIT.read_text(encoding="utf-8").splitlines())
+    assert {"ProtectSystem=strict", "LogsDirectory=horizon", "StateDirectory=horizon",
+            "WorkingDirectory=/var/lib/horizon", "User=horizon"} <= lines
+
+
 def test_the_launchd_plist_runs_horizon() -> None:
     [plist] = sorted((SYSTEMD / "launchd").glob("*.plist"))
     with plist.open("rb") as stream:
         document = plistlib.load(stream)
     assert document["Label"] == plist.stem
     arguments = document["ProgramArguments"]
-    assert Path(arguments[0]).name == "horizon"
-    assert arguments[1] == "run"
-    assert "--config" in arguments
+    assert arguments == [SHIPPED_BINARY, "run", "--config",
+                         "/usr/local/etc/horizon/config.json"]
     assert document["KeepAlive"] == {"SuccessfulExit": False}
+    assert document["UserName"] == "_horizon"
+    assert document["WorkingDirectory"] == "/var/lib/horizon"
+    assert document["Umask"] == 0o027
+    assert {Path(document[key]).parent for key in ("StandardOutPath", "StandardErrorPath")} \
+        == {Path("/var/log/horizon")}

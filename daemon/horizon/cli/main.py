@@ -1,16 +1,28 @@
-"""The `horizon` command line: argument parsing and the exit codes."""
+# PYTHON_ARGCOMPLETE_OK
+"""The `horizon` command line: argument parsing, the help of every command, the exit codes.
+
+The marker above tells argcomplete's global shell hook that this command completes itself.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
+import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+import argcomplete
 
 from horizon import __version__
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.entries import parse_ts
+
+WIDTH = 79
+USAGE_EXIT = "bad usage: an unknown option, a missing or malformed argument"
+NOW_HELP = ("the time to compute at, RFC 3339 with offset (2026-07-10T14:03:00+02:00, ...Z) "
+            "or epoch seconds (default: now)")
 
 
 def instant(text: str) -> float:
@@ -46,96 +58,249 @@ def seconds(text: str) -> float:
     return value
 
 
+def _filled(text: str) -> str:
+    """Paragraphs (blank-line separated) wrapped to the help's width."""
+    return "\n\n".join(textwrap.fill(" ".join(paragraph.split()), WIDTH)
+                       for paragraph in textwrap.dedent(text).strip().split("\n\n"))
+
+
+def _epilog(examples: Sequence[str], exits: Mapping[int, str]) -> str:
+    """The examples and the exit codes, in the same layout for every command."""
+    lines = ["examples:", *(f"  {example}" for example in examples), "", "exit codes:"]
+    for code, meaning in exits.items():
+        wrapped = textwrap.wrap(meaning, WIDTH - 5)
+        lines += [f"  {code}  {wrapped[0]}", *(f"     {more}" for more in wrapped[1:])]
+    return "\n".join(lines)
+
+
+class _Commands:
+    """Adds subcommands that all take --config and carry a description, examples and their
+    exit codes."""
+
+    def __init__(self, parser: argparse.ArgumentParser, common: argparse.ArgumentParser):
+        self.common = common
+        self.actions = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                             title="commands")
+
+    def add(self, name: str, summary: str, description: str, examples: Sequence[str],
+            exits: Mapping[int, str]) -> argparse.ArgumentParser:
+        return self.actions.add_parser(
+            name, parents=[self.common], help=summary,
+            description=_filled(f"{summary[0].upper()}{summary[1:]}.\n\n{description}"),
+            epilog=_epilog(examples, {**exits, 2: USAGE_EXIT} if 2 not in exits else exits),
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+TOP_EPILOG = f"""\
+Run 'horizon COMMAND --help' for a command's arguments, examples and exit codes.
+
+examples:
+  horizon status
+  horizon render /srv/hive mia
+  horizon example systemd | sudo tee /etc/systemd/system/horizon.service
+
+exit codes:
+  0  success
+  1  a problem, reported in one line on stderr (missing hive, unknown bee, bad
+     settings, locked hive, unknown or rejected seq)
+  2  {USAGE_EXIT}
+  3  degraded (status only: stale heartbeat, a failed derived write, a rejected
+     settings file, a refused bee, twin or segment)
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
-                        help="global config.json (else $HORIZON_CONFIG, /etc/horizon/config.json)")
+                        help="the global config.json (default: $HORIZON_CONFIG, then "
+                             "/etc/horizon/config.json, then the built-in defaults)")
     parser = argparse.ArgumentParser(
         prog="horizon", parents=[common],
-        description="Keeps a bounded working memory (handoff.md) for every bee of a hive.",
+        description=_filled("""
+            Keeps a bounded working memory (handoff.md) for every bee of a hive: a view
+            derived from the bee's journal, which is never rewritten."""),
+        epilog=TOP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"horizon {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    run = commands.add_parser("run", parents=[common], help="the daemon, in the foreground")
-    run.add_argument("--log-stdout", action="store_true", help="also log JSON lines to stdout")
-
-    demo = commands.add_parser("demo", parents=[common],
-                               help="a demo hive, the daemon on it, the zones live")
-    demo.add_argument("--dir", default="demo-hive", help="where to make the demo hive")
-    demo.add_argument("--seconds", type=seconds, default=None, help="stop after N seconds")
-
-    render = commands.add_parser("render", parents=[common], help="print the current view")
-    render.add_argument("hive")
-    render.add_argument("bee")
-    render.add_argument("--json", action="store_true", help="the view's structure as JSON")
-    render.add_argument("--fresh", action="store_true",
-                        help="also fold in complete lines not yet read (in memory)")
-    render.add_argument("--now", type=instant, help="the time to render at")
-
-    rebuild = commands.add_parser("rebuild", parents=[common],
-                                  help="rebuild derived state from the journal")
-    rebuild.add_argument("hive")
-    rebuild.add_argument("bee", nargs="?")
-    rebuild.add_argument("--now", type=instant, help="the time to rebuild at")
-
-    status = commands.add_parser("status", parents=[common], help="daemon and bees at a glance")
-    status.add_argument("hive", nargs="?")
-    status.add_argument("--json", action="store_true")
-
-    phare = commands.add_parser("phare", parents=[common],
-                                help="flag (or unflag) an entry as a lighthouse")
-    phare.add_argument("hive")
-    phare.add_argument("bee")
-    phare.add_argument("seq", type=seq_number)
-    phare.add_argument("--off", action="store_true", help="remove the flag")
-
-    adopt = commands.add_parser(
-        "adopt", parents=[common],
-        help="take in a bee's archive segments that no record names (made by hand or by "
-             "an older tool)",
-        description="Records, in name order, the segments of window/archive/ that belong to "
-                    "BEE and that no record names, so they become part of its history. "
-                    "Refused on a hive a daemon serves, and for a bee whose lines are "
-                    "already numbered. Example: horizon adopt /srv/hive mia. Exit codes: 0 "
-                    "done, 1 a problem (locked hive, unknown name), 2 bad usage.")
-    adopt.add_argument("hive")
-    adopt.add_argument("bee")
-
-    config = commands.add_parser("config", parents=[common],
-                                 help="a bee's effective settings and where each comes from")
-    config.add_argument("hive")
-    config.add_argument("bee")
-    config.add_argument("--json", action="store_true")
-
-    check = commands.add_parser(
-        "check", parents=[common],
-        help="validate every settings file and audit each hive's owners, modes and links",
-        description="Validates config.json, every hive's horizon.toml and bees/*.toml (the "
-                    "whole cascade, naming the bee an error belongs to), then audits each "
-                    "hive against the recommended layout: one 'warning: PATH: reason' line "
-                    "per breach. Example: horizon check /srv/hive --strict. Exit codes: 0 "
-                    "valid (warnings allowed), 1 an invalid file (or, with --strict, a "
-                    "warning), 2 bad usage.")
-    check.add_argument("hives", nargs="*", metavar="HIVE", help="hives beyond config.json's")
-    check.add_argument("--strict", action="store_true", help="exit 1 on an audit warning too")
-
-    init = commands.add_parser(
-        "init", parents=[common],
-        help="make a hive with the recommended owners and modes",
-        description="Creates HIVE, window/ (2770, setgid: journals inherit the group), "
-                    "window/archive/, horizon/, phares/ and bees/ (2750), all owned by you "
-                    "and GROUP. An existing hive is left as it is and its breaches "
-                    "reported; a folder in use that is not a hive is refused. Example: "
-                    "sudo -u horizon horizon init /srv/hive --group hive. Exit codes: 0 "
-                    "done, 1 a problem, 2 bad usage.")
-    init.add_argument("hive")
-    init.add_argument("--group", help="the hive group (default: your primary group)")
+    parser.add_argument("-V", "--version", action="version", version=f"horizon {__version__}",
+                        help="print the version and exit")
+    commands = _Commands(parser, common)
+    _view_commands(commands)
+    _hive_commands(commands)
+    _service_commands(commands)
     return parser
 
 
+def _view_commands(commands: _Commands) -> None:
+    render = commands.add(
+        "render", "print a bee's current view, exactly the text of its handoff.md",
+        """With no derived state yet, the view is computed in memory from the journal.
+        Nothing is written.""",
+        ["horizon render /srv/hive mia",
+         "horizon render /srv/hive mia --fresh",
+         "horizon render /srv/hive mia --json --now 2026-07-10T14:03:00+02:00"],
+        {0: "the view was printed",
+         1: "a problem, reported on stderr: a missing hive, an unknown bee, bad settings"})
+    render.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    render.add_argument("bee", metavar="BEE", help="the bee's name")
+    render.add_argument("--json", action="store_true",
+                        help="the view's structure as JSON (zones, seqs, sizes, what the cut "
+                             "removed) instead of its text")
+    render.add_argument("--fresh", action="store_true",
+                        help="also fold in complete lines the daemon has not read yet (in "
+                             "memory, truncation only, nothing written)")
+    render.add_argument("--now", type=instant, metavar="TS", help=NOW_HELP)
+
+    status = commands.add(
+        "status", "daemon liveness and every bee at a glance",
+        """Reads the daemon's heartbeat and, per bee: entries, segments, rejected lines,
+        lag, each zone against its budget, the summarizer in use, stale flags, refused
+        files. Without HIVE, every hive of config.json. Across several hives the worst
+        exit code wins: 1, then 3, then 0.""",
+        ["horizon status", "horizon status /srv/hive --json"],
+        {0: "healthy: a daemon beats for every hive asked about, every settings file is "
+            "valid, no write has failed",
+         1: "a problem, reported on stderr: no daemon serves a hive, a missing hive, no hive "
+            "given or configured",
+         2: USAGE_EXIT,
+         3: "degraded: a stale heartbeat, a failed derived write, a rejected settings file, "
+            "a refused bee, twin or segment"})
+    status.add_argument("hive", metavar="HIVE", nargs="?",
+                        help="the hive to report on (default: every hive of config.json)")
+    status.add_argument("--json", action="store_true", help="the report as JSON")
+
+    config = commands.add(
+        "config", "a bee's effective settings, each with the file it came from",
+        """The cascade, key by key: built-in defaults, config.json's "horizon" object,
+        HIVE/horizon.toml, HIVE/bees/BEE.toml; the most specific value wins.""",
+        ["horizon config /srv/hive mia", "horizon config /srv/hive mia --json"],
+        {0: "the settings were printed",
+         1: "a problem, reported on stderr: a missing hive, an unknown bee, an invalid "
+            "settings file (named, with its key and the reason)"})
+    config.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    config.add_argument("bee", metavar="BEE", help="the bee's name")
+    config.add_argument("--json", action="store_true",
+                        help="the settings and their sources as JSON")
+
+    check = commands.add(
+        "check", "validate every settings file and audit each hive's owners, modes and links",
+        """Validates config.json, every hive's horizon.toml and bees/*.toml (the whole
+        cascade, naming the bee an error belongs to), then audits each hive against the
+        recommended layout: one 'warning: PATH: reason' line per breach.""",
+        ["horizon check", "horizon check /srv/hive --strict"],
+        {0: "every file is valid (audit warnings allowed without --strict)",
+         1: "an invalid file, reported on stderr (with --strict, also an audit warning)"})
+    check.add_argument("hives", nargs="*", metavar="HIVE",
+                       help="hives to check beyond those of config.json")
+    check.add_argument("--strict", action="store_true", help="exit 1 on an audit warning too")
+
+
+def _hive_commands(commands: _Commands) -> None:
+    rebuild = commands.add(
+        "rebuild", "rebuild derived state from the journal, manifest and flags",
+        """Recomputes HIVE/horizon/BEE/ (state.json, handoff.md) from the whole history,
+        for one bee or every bee. Refused on a hive a daemon serves (stop it first, or
+        let it rebuild: deleting HIVE/horizon/ is enough).""",
+        ["horizon rebuild /srv/hive", "horizon rebuild /srv/hive mia --now 1783685000"],
+        {0: "rebuilt",
+         1: "a problem, reported on stderr: a missing hive, an unknown bee, a locked hive, "
+            "bad settings, a failed write"})
+    rebuild.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    rebuild.add_argument("bee", metavar="BEE", nargs="?", help="one bee (default: every bee)")
+    rebuild.add_argument("--now", type=instant, metavar="TS", help=NOW_HELP)
+
+    phare = commands.add(
+        "phare", "flag (or unflag) an entry as a lighthouse",
+        """Records the flag in HIVE/phares/BEE.jsonl; a lighthouse fades from the view
+        last. With no daemon serving the hive, the view is rebuilt at once. Run it as the
+        daemon's user (sudo -u horizon horizon phare ...).""",
+        ["horizon phare /srv/hive mia 42", "horizon phare /srv/hive mia 42 --off"],
+        {0: "flagged, or unflagged",
+         1: "a problem, reported on stderr: a missing hive, an unknown bee, a seq that does "
+            "not exist or was rejected"})
+    phare.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    phare.add_argument("bee", metavar="BEE", help="the bee's name")
+    phare.add_argument("seq", metavar="SEQ", type=seq_number,
+                       help="the entry's seq (its line number in the bee's history, from 1)")
+    phare.add_argument("--off", action="store_true", help="remove the flag")
+
+    init = commands.add(
+        "init", "make a hive with the recommended owners and modes",
+        """Creates HIVE, window/ (2770, setgid: journals inherit the group),
+        window/archive/, horizon/, phares/ and bees/ (2750), all owned by you and GROUP.
+        An existing hive is left as it is and its breaches reported; a folder in use that
+        is not a hive is refused.""",
+        ["sudo -u horizon horizon init /var/lib/horizon/hive --group hive"],
+        {0: "the hive was made, or an existing one reported",
+         1: "a problem, reported on stderr: a folder in use that is not a hive, an unknown "
+            "group, a permission refused"})
+    init.add_argument("hive", metavar="HIVE", help="the folder to make the hive in")
+    init.add_argument("--group", help="the hive group (default: your primary group)")
+
+    adopt = commands.add(
+        "adopt",
+        "take in a bee's archive segments that no record names (made by hand or by an "
+        "older tool)",
+        """Records, in name order, the segments of HIVE/window/archive/ that belong to BEE
+        and that no record names, so they become part of its history, and prints what it
+        took in. Refused on a hive a daemon serves, and for a bee whose lines are already
+        numbered.""",
+        ["horizon adopt /srv/hive mia"],
+        {0: "done (or nothing to take in)",
+         1: "a problem, reported on stderr: a missing or locked hive, not a bee name, a bee "
+            "whose lines are already numbered"})
+    adopt.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    adopt.add_argument("bee", metavar="BEE", help="the bee's name")
+
+
+def _service_commands(commands: _Commands) -> None:
+    run = commands.add(
+        "run", "the daemon, in the foreground",
+        """Takes the lock of every hive listed in config.json's "hives", brings every bee
+        up to date, then watches. Logs JSON lines to LOG_DIR/horizon.jsonl; SIGHUP
+        re-reads the settings and reopens the log; SIGTERM or Ctrl-C finishes the pass in
+        hand and exits 0. Under systemd it speaks sd_notify (READY, STATUS, WATCHDOG).""",
+        ["horizon run --config /etc/horizon/config.json",
+         "horizon run --config ./config.json --log-stdout"],
+        {0: "stopped cleanly (SIGTERM, Ctrl-C)",
+         1: "a problem, reported on stderr: config.json missing or invalid, no hive "
+            "configured, a log folder it cannot write, a hive locked by another daemon"})
+    run.add_argument("--log-stdout", action="store_true",
+                     help="also log JSON lines to stdout (always on under systemd)")
+
+    demo = commands.add(
+        "demo", "a demo hive, the daemon on it, a simulated bee, the zones live",
+        """Makes a demo hive in DIR, runs the daemon on it while a simulated bee writes,
+        and shows the zones filling live. It never writes into a folder holding a hive that
+        is not its own; it stops its daemon and its bee on every exit.""",
+        ["horizon demo", "horizon demo --dir /tmp/demo-hive --seconds 30"],
+        {0: "the demo ended (its time ran out, or Ctrl-C)",
+         1: "a problem, reported on stderr: DIR holds another hive, the daemon failed"})
+    demo.add_argument("--dir", default="demo-hive",
+                      help="where to make the demo hive (default: ./demo-hive)")
+    demo.add_argument("--seconds", type=seconds, default=None, metavar="N",
+                      help="stop after N seconds (default: run until Ctrl-C)")
+
+    example = commands.add(
+        "example", "print a shipped example: config.json, the systemd unit, the launchd plist",
+        """Prints the example the installed package carries, with the installed horizon
+        command's absolute path filled in (the unit's ExecStart, the plist's
+        ProgramArguments). The example config.json lists the hive /var/lib/horizon/hive
+        and logs to /var/log/horizon, the folders the unit lets the daemon write. 'hive'
+        and 'bee' print a commented horizon.toml and bees/BEE.toml.""",
+        ["horizon example config | sudo tee /etc/horizon/config.json",
+         "horizon example systemd | sudo tee /etc/systemd/system/horizon.service",
+         "horizon example launchd | sudo tee /Library/LaunchDaemons/org.horizon.daemon.plist",
+         "horizon example hive > /srv/hive/horizon.toml"],
+        {0: "the example was printed"})
+    example.add_argument("kind", metavar="KIND",
+                         choices=["config", "systemd", "launchd", "hive", "bee"],
+                         help="config (config.json), systemd (horizon.service), launchd "
+                              "(org.horizon.daemon.plist), hive (horizon.toml) or bee "
+                              "(bees/BEE.toml)")
+
+
 def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
-    from horizon.cli import operate, status, view
+    from horizon.cli import examples, operate, status, view
 
     return {
         "render": view.render,
@@ -148,11 +313,15 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "check": operate.check,
         "run": operate.run,
         "demo": operate.demo,
+        "example": examples.command,
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # Answers the shell's completion request and exits when one is in the environment.
+    argcomplete.autocomplete(parser)
+    args = parser.parse_args(argv)
     if not hasattr(args, "config"):
         args.config = None
     args.wall_now = time.time()

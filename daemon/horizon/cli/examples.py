@@ -1,0 +1,78 @@
+"""horizon example: the shipped config.json, service files and settings examples, read from
+the installed package, with the installed command's path filled in."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+from importlib.resources import files
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from horizon.cli.exits import EXIT_OK
+
+# The command's path as the shipped files name it; `example` puts the real one in its place.
+SHIPPED_COMMAND = "/usr/local/bin/horizon"
+# What each kind prints: a file of the package's examples folder.
+EXAMPLES = {
+    "config": "config.json",
+    "systemd": "horizon.service",
+    "launchd": "org.horizon.daemon.plist",
+    "hive": "horizon.example.toml",
+    "bee": "bee.example.toml",
+}
+# Folders systemd's ProtectHome=true hides from the service.
+HIDDEN_BY_PROTECT_HOME = (Path("/home"), Path("/root"), Path("/run/user"))
+# What ExecStart takes unquoted: anything else is quoted (spaces, quotes, backslashes).
+UNQUOTED = re.compile(r"[A-Za-z0-9_./+@,:=-]+")
+
+
+def shipped(kind: str) -> str:
+    """The text of a shipped example, as the package carries it."""
+    return (files("horizon") / "examples" / EXAMPLES[kind]).read_text(encoding="utf-8")
+
+
+def installed_command() -> Path:
+    """The absolute path of the `horizon` command running now, else the one beside this
+    Python, else the one on PATH, else the path the shipped files name."""
+    running = Path(sys.argv[0])
+    if running.name == "horizon" and running.is_file():
+        return running.resolve()
+    beside = Path(sys.executable).parent / "horizon"
+    if beside.is_file():
+        return beside.absolute()
+    found = shutil.which("horizon")
+    return Path(found).resolve() if found else Path(SHIPPED_COMMAND)
+
+
+def for_systemd(path: Path) -> str:
+    """A path as one word of ExecStart: `%` and `$` doubled, quoted when it must be."""
+    text = str(path).replace("%", "%%").replace("$", "$$")
+    if UNQUOTED.fullmatch(text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def filled(kind: str, command: Path) -> str:
+    """The example with `command` where the shipped text names /usr/local/bin/horizon."""
+    text = shipped(kind)
+    if kind == "systemd":
+        return text.replace(f"\nExecStart={SHIPPED_COMMAND} ",
+                            f"\nExecStart={for_systemd(command)} ")
+    if kind == "launchd":
+        return text.replace(f"<string>{SHIPPED_COMMAND}</string>",
+                            f"<string>{escape(str(command))}</string>")
+    return text
+
+
+def command(args: argparse.Namespace) -> int:
+    path = installed_command()
+    sys.stdout.write(filled(args.kind, path))
+    if args.kind == "systemd" and any(path.is_relative_to(hidden)
+                                      for hidden in HIDDEN_BY_PROTECT_HOME):
+        print(f"horizon: warning: {path} is under a folder the unit's ProtectHome=true hides; "
+              "install horizon elsewhere (e.g. /opt/horizon) or relax ProtectHome=",
+              file=sys.stderr)
+    return EXIT_OK
