@@ -71,7 +71,7 @@ def fairness(root: Path, flood_lines: int, seconds: float, others: int = 10) -> 
         if event.get("event") == "handoff.written" and "bee" in event:
             when = datetime.fromisoformat(event["ts"]).timestamp()
             seen.setdefault(event["bee"], []).append((event["up_to"], when))
-        if event.get("event") == "journal.ingested" and event.get("bee") == "flood":
+        if event.get("event") == "handoff.written" and event.get("bee") == "flood":
             flood_read = max(flood_read, event["up_to"])
     delays = sorted(shown - at for bee, seq, at in written
                     if (shown := next((when for up_to, when in seen.get(bee, [])

@@ -248,7 +248,7 @@ def test_rebuild_writes_handoff_and_state(tmp_path: Path, run: Run) -> None:
     text = handoff(hive)
     assert text.startswith(f"<!-- horizon format=1 bee={BEE} mode=horizon up_to=4 ")
     state = json.loads((hive / "horizon" / BEE / "state.json").read_text(encoding="utf-8"))
-    assert state["format"] == 2
+    assert state["format"] == 3
     assert state["bee"] == BEE
     assert state["checkpoint"]["seq"] == 4
     journal = hive / "window" / f"{BEE}-messages.jsonl"
@@ -284,27 +284,33 @@ def test_rebuild_refuses_a_locked_hive_naming_the_pid(tmp_path: Path, run: Run) 
 # --- status -------------------------------------------------------------------------------
 
 
-def test_status_without_a_daemon_exits_0(tmp_path: Path, run: Run) -> None:
+def test_status_without_a_daemon_exits_1_and_still_reports(tmp_path: Path, run: Run) -> None:
     hive = make_hive(tmp_path, [*three_entries(), "[1]"], bee_toml=HORIZON_ON)
     ok(run("rebuild", hive, BEE, "--now", NOW_ARG))
 
-    text = ok(run("status", hive))
-    assert "no daemon running" in text.stdout
+    text = run("status", hive)
+    assert text.returncode == 1
+    assert "no daemon serves it" in text.stdout
 
-    report = json.loads(ok(run("status", hive, "--json")).stdout)
+    result = run("status", hive, "--json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
     [hive_report] = report["hives"]
     assert hive_report["daemon"]["running"] is False
     [bee] = hive_report["bees"]
     assert bee["bee"] == BEE
     assert (bee["entries"], bee["rejected"], bee["segments"]) == (3, 1, 1)
-    assert bee["zones"]["net"][1] == 12000
+    assert bee["rejections"] == {"not_object": 1} and bee["last_rejected"] == [4]
+    assert bee["zones"]["net"]["budget"] == 12000
+    assert bee["zones"]["net"]["before"] == bee["zones"]["net"]["after"] > 0
 
 
 def test_status_of_a_hive_never_rendered(tmp_path: Path, run: Run) -> None:
     hive = make_hive(tmp_path, three_entries())
-    report = json.loads(ok(run("status", hive, "--json")).stdout)
+    report = json.loads(run("status", hive, "--json").stdout)
     [bee] = report["hives"][0]["bees"]
     assert bee["entries"] == 0
+    assert bee["lag_lines"] == 3
     assert bee["lag_bytes"] == (hive / "window" / f"{BEE}-messages.jsonl").stat().st_size
 
 

@@ -144,8 +144,7 @@ def test_a_burst_of_writes_is_coalesced(tmp_path: Path, start: Start) -> None:
     assert 1 <= len(written) <= 20, [event["up_to"] for event in written]
     assert written[-1]["up_to"] == 200
     assert header_up_to(handoff(hive)) == 200
-    ingested = daemon.events("journal.ingested", BEE)
-    assert sum(event["lines"] for event in ingested) == 200
+    assert sum(event["lines"] for event in daemon.events("handoff.written", BEE)) == 200
 
 
 def test_continuous_writes_are_processed_at_most_max_wait_s_apart(tmp_path: Path,

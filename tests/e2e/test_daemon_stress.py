@@ -190,7 +190,7 @@ def test_rotation_under_four_concurrent_writer_processes(tmp_path: Path) -> None
     assert late_lines_in_files(hive) == late_recorded == late_logged
     assert late_logged > 0, "the holding writers produced no late line"
     ingested = sum(e["lines"] for e in log_events(tmp_path)
-                   if e.get("event") == "journal.ingested")
+                   if e.get("event") == "handoff.written")
     assert ingested == total, "a line was read twice (or never) by the daemon"
     check_log_is_quiet(tmp_path)
     check_stderr_is_empty(daemon)

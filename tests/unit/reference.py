@@ -125,6 +125,9 @@ class Reference:
         zones.up_to = max(zones.up_to, record.seq)
         if isinstance(record, Rejection):
             zones.rejected += 1
+            zones.rejections[record.reason.value] = (
+                zones.rejections.get(record.reason.value, 0) + 1)
+            zones.last_rejected = [*zones.last_rejected, record.seq][-5:]
             return
         zones.accepted += 1
         zones.at = record.instant

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from horizon.hive.discovery import HiveError
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.lock import HiveLocked
 from horizon.hive.settings_files import config_path, config_source, effective_settings, load_global
-from horizon.hive.store import StateTooNew
+from horizon.hive.store import StateTooNew, load_state
 
 
 @contextlib.contextmanager
@@ -37,6 +38,43 @@ def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
         if path is not None and not path.exists():
             raise UserError(f"{path}: config file not found")
         return load_global(path), config_source(path)
+
+
+def load_config_for_view(args: argparse.Namespace) -> tuple[GlobalConfig, str, str | None]:
+    """The global settings for a command that reads what the daemon derived: a broken
+    config.json is named on stderr and the built-in defaults stand in (with its error,
+    so the bees' settings come from their derived states)."""
+    path = config_path(args.config)
+    try:
+        config, source = load_config(args)
+    except UserError as error:
+        if path is None or not path.exists():
+            raise
+        warn(f"{error}; going on without it (the daemon keeps its last good settings)")
+        return GlobalConfig(), config_source(path), str(error)
+    return config, source, None
+
+
+def warn(message: str) -> None:
+    print(f"horizon: warning: {message}", file=sys.stderr)
+
+
+def derived_settings(config: GlobalConfig, source: str, hive: Path, bee: str,
+                     broken_config: str | None = None) -> tuple[Effective, str | None]:
+    """A bee's settings for a command that reads the derived view: while one of its
+    settings files is broken, the ones its derived state was made with (the daemon's last
+    good), and the broken file's error."""
+    try:
+        if broken_config is not None:
+            raise UserError(broken_config)
+        return effective_settings(config, source, hive, bee), None
+    except (SettingsError, UserError) as error:
+        with reported():
+            state = load_state(hive, bee)
+        if state is None or state.settings is None:
+            raise UserError(f"{error} (and no derived view of {bee} to show meanwhile)"
+                            ) from None
+        return state.settings, str(error)
 
 
 def bee_settings(config: GlobalConfig, source: str, hive: Path, bee: str) -> Effective:

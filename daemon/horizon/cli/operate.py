@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -13,7 +14,7 @@ import msgspec
 from horizon.cli.common import bee_settings, load_config, reported
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.entries import Entry, Rejection, format_instant
-from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.core.settings import GlobalConfig, SettingsError, unavailable_levels
 from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.hive.audit import InitError, audit, init_hive, is_hive
 from horizon.hive.discovery import discover, require_bee, require_hive
@@ -32,7 +33,6 @@ from horizon.hive.settings_files import (
     effective_settings,
     hive_file,
     load_global,
-    load_hive_layer,
 )
 from horizon.hive.store import load_state
 from horizon.summarize.cache import hive_cache
@@ -161,6 +161,10 @@ def config(args: argparse.Namespace) -> int:
         hive = require_hive(args.hive)
         bee = require_bee(hive, args.bee)
         effective = bee_settings(global_config, source, hive, bee)
+    for level, reason in unavailable_levels(global_config, effective).items():
+        print(f"horizon: warning: summarizer {level!r} cannot run: {reason}; "
+              f"{effective.levels[0] if effective.levels else 'truncation'} serves instead",
+              file=sys.stderr)
     values = msgspec.to_builtins(effective.horizon)
     values["mission"] = effective.mission
     values["modele"] = effective.modele
@@ -177,50 +181,75 @@ def config(args: argparse.Namespace) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
-    problems: list[str] = []
-    warnings: list[str] = []
+    """Every settings file once: `ok: FILE`, or its errors (with the bees they stop),
+    never both; then the trust audit's warnings."""
     path = config_path(args.config)
     hives: list[str] = list(args.hives)
     global_config = GlobalConfig()
+    files: list[str] = []  # every file looked at, in order
+    errors: dict[str, dict[str, list[str]]] = {}  # file → error → bees it stops
+
+    def failed(source: str, message: str, bee: str | None = None) -> None:
+        bees = errors.setdefault(source, {}).setdefault(message, [])
+        if bee is not None:
+            bees.append(bee)
+
+    if path is not None:
+        files.append(str(path))
     try:
         if path is not None and not path.exists():
             raise SettingsError(str(path), "(file)", "config file not found")
         global_config = load_global(path)
         hives = list(global_config.hives) + hives
-        print(f"ok: {path or 'built-in defaults'}")
     except SettingsError as error:
-        problems.append(str(error))
+        failed(error.source, str(error))
+    warnings: list[str] = []
     for name in dict.fromkeys(hives):
         hive = Path(name)
         if not hive.is_dir():
-            problems.append(f"{name}: hive not found")
+            failed(name, f"{name}: hive not found")
             continue
-        files = [hive_file(hive)] if hive_file(hive).exists() else []
-        try:
-            load_hive_layer(hive)
-        except SettingsError as error:
-            problems.append(str(error))
-            files = []
+        if hive_file(hive).exists():
+            files.append(str(hive_file(hive)))
         bees, bee_problems = discover(hive)
-        problems += bee_problems
+        for problem in bee_problems:
+            failed(name, f"{name}: {problem}")
         for bee in bees:
-            try:
-                # The whole cascade, as the daemon will merge it: keys that only fail
-                # together (the cap, max_wait_s) are checked too.
-                effective_settings(global_config, config_source(path), hive, bee)
-                if bee_file(hive, bee).exists():
-                    files.append(bee_file(hive, bee))
-            except SettingsError as error:
-                problems.append(str(error))
-        for checked in files:
+            if bee_file(hive, bee).exists():
+                files.append(str(bee_file(hive, bee)))
+            _check_bee(global_config, config_source(path), hive, bee, failed)
+        warnings += audit(hive)
+    for checked in dict.fromkeys(files):
+        if checked not in errors:
             print(f"ok: {checked}")
-        breaches = audit(hive)
-        warnings += breaches
-        for breach in breaches:
-            print(f"warning: {breach}")
-    for problem in dict.fromkeys(problems):  # a hive file's error would repeat per bee
-        print(f"error: {problem}", file=sys.stderr)
-    return EXIT_PROBLEM if problems or (args.strict and warnings) else EXIT_OK
+    for messages in errors.values():
+        for message, bees in messages.items():
+            print(f"error: {message}{_stopping(bees)}", file=sys.stderr)
+    for breach in warnings:
+        print(f"warning: {breach}")
+    return EXIT_PROBLEM if errors or (args.strict and warnings) else EXIT_OK
+
+
+def _check_bee(config: GlobalConfig, source: str, hive: Path, bee: str,
+               failed: Callable[[str, str, str | None], None]) -> None:
+    """The whole cascade of one bee, as the daemon merges it (keys that only fail together,
+    the cap and max_wait_s, included), and the summarizer levels it asks for."""
+    try:
+        effective = effective_settings(config, source, hive, bee)
+    except SettingsError as error:
+        failed(error.source, str(error), bee)
+        return
+    for level, reason in unavailable_levels(config, effective).items():
+        key = "resumeur" if effective.horizon.resumeur == level else "modele"
+        where = effective.provenance[key]
+        failed(where, f"{where}: {'horizon.' if key == 'resumeur' else ''}{key}: "
+                      f"{level!r} cannot run: {reason} (truncation serves instead)", bee)
+
+
+def _stopping(bees: list[str]) -> str:
+    if not bees:
+        return ""
+    return f" (bee {bees[0]})" if len(bees) == 1 else f" (bees {', '.join(bees)})"
 
 
 def init(args: argparse.Namespace) -> int:

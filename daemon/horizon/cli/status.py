@@ -15,24 +15,26 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from horizon.cli.common import load_config
-from horizon.cli.exits import EXIT_DEGRADED, UserError
-from horizon.core.blocks import net_overhead
-from horizon.core.recit import render_recit
-from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.cli.common import load_config_for_view
+from horizon.cli.exits import EXIT_DEGRADED, EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.core.render import render
+from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
+from horizon.core.summarizer import TRUNCATION
+from horizon.core.zones import Zones
 from horizon.hive.discovery import discover, unrecorded_segments
-from horizon.hive.durable import JournalError, StoreError, read_regular
+from horizon.hive.durable import JournalError, StoreError, open_regular, read_regular
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
 from horizon.hive.lock import holder
 from horizon.hive.manifest import read_manifest
-from horizon.hive.settings_files import config_path, config_source, effective_settings
+from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import BeeState, StateTooNew, load_state
 from horizon.service.logs import LOG_FILE
 
 STALE_BEATS = 3
 LOG_TAIL_BYTES = 256 * 1024
+LAG_COUNT_BYTES = 64 << 20  # lines behind are counted up to this much; beyond, unknown
 
 
 def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
@@ -77,8 +79,36 @@ def last_write_failure(log_file: Path, hive: Path, since: float) -> str | None:
     return None
 
 
+def pending_lines(hive: Path, bee: str, state: BeeState | None, limit: int) -> int | None:
+    """Complete lines written after the checkpoint, counted in the bytes after it (at
+    most `limit` of them: beyond, None)."""
+    window = window_dir(hive)
+    reached = state is None or not state.checkpoint.segment
+    lines = 0
+    budget = limit
+    for path in segment_paths(window, bee, read_manifest(window, bee).segments()):
+        start = 0
+        if not reached:
+            if state is None or path.name != state.checkpoint.segment:
+                continue
+            start, reached = state.checkpoint.offset, True
+        try:
+            fd = open_regular(path, under=hive)
+        except JournalError:
+            continue  # absent meanwhile (rotated), or refused: the bee reports it
+        try:
+            data = os.pread(fd, budget + 1, start)
+        finally:
+            os.close(fd)
+        if len(data) > budget:
+            return None
+        lines += data.count(b"\n")
+        budget -= len(data)
+    return lines
+
+
 def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
-               beat: Heartbeat | None) -> dict[str, Any]:
+               beat: Heartbeat | None, broken_config: str | None = None) -> dict[str, Any]:
     window = window_dir(hive)
     report: dict[str, Any] = {"bee": bee}
     try:
@@ -86,47 +116,77 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
                                                read_manifest(window, bee).segments()))
         state = load_state(hive, bee)
         lag_bytes = pending_bytes(hive, bee, state)
+        lag_lines = pending_lines(hive, bee, state, LAG_COUNT_BYTES)
     except (StateTooNew, StoreError, JournalError, OSError) as error:
         report.update(error=str(error), degraded=True)
         return report
+    effective: Effective | None = None
     try:
+        if broken_config is not None:
+            raise SettingsError(broken_config, "(file)", "rejected")
         effective = effective_settings(config, source, hive, bee)
-        settings = effective.horizon
     except SettingsError as error:
-        report.update(error=str(error), settings_error=True)
-        settings = None
-    report["lag_bytes"] = lag_bytes
+        report.update(settings_error=broken_config or str(error), degraded=True)
+        if state is not None and state.settings is not None:
+            effective = state.settings  # what the daemon serves meanwhile: its last good
+            report["settings_in_use"] = "last good"
     daemon_view = beat.bees.get(bee) if beat else None
+    report.update(lag_bytes=lag_bytes, lag_lines=lag_lines,
+                  lag_s=daemon_view.lag_s if daemon_view else None)
     report["write_failed"] = bool(daemon_view and daemon_view.write_failed)
     if daemon_view and daemon_view.error:
         report.update(error=daemon_view.error, degraded=True)  # a refused bee or state
+    if effective is not None:
+        report["summarizer"] = summarizer_report(config, effective)
     if state is None:
         report.update(entries=0, rejected=0, up_to=0, derived=False)
         return report
     zones = state.zones
-    sources = Counter(item.source for item in zones.condense)
     report.update(
         derived=True, entries=zones.accepted, rejected=zones.rejected, up_to=zones.up_to,
-        level=zones.recit_level, mismatched_flags=state.mismatched_flags,
-        summarizer={"recit": zones.recit_level, "condense": dict(sources),
-                    "pending_folds": len(state.folds.batches), "fallbacks": state.fallbacks},
+        rejections=dict(zones.rejections), last_rejected=zones.last_rejected,
+        mismatched_flags=state.mismatched_flags,
     )
-    if settings is not None:
-        report["mode"] = "horizon" if settings.actif else "handoff"
-        if settings.actif:
-            mission = effective.mission or zones.first_lighthouse
-            report["zones"] = {
-                "net": [net_overhead(bee) + zones.net_chars, settings.budget_net],
-                "condense": [zones.condense_chars, settings.budget_condense],
-                "recit": [len(render_recit(zones.recit, mission)), settings.budget_recit],
-            }
+    report.setdefault("summarizer", {}).update(
+        recit=zones.recit_level,
+        condense=dict(Counter(item.source for item in zones.condense)),
+        pending_folds=len(state.folds.batches), fallbacks=state.fallbacks)
+    if effective is not None:
+        report.update(zone_report(bee, zones, effective))
     return report
 
 
-def hive_report(hive: Path, config: GlobalConfig, source: str, now: float) -> dict[str, Any]:
+def summarizer_report(config: GlobalConfig, effective: Effective) -> dict[str, Any]:
+    """The levels the settings ask for, the ones that can run, and why the others cannot."""
+    unusable = unavailable_levels(config, effective)
+    return {"asked": effective.horizon.resumeur, "levels": list(effective.levels),
+            "in_use": effective.levels[0] if effective.levels else TRUNCATION,
+            "unavailable": unusable}
+
+
+def zone_report(bee: str, zones: Zones, effective: Effective) -> dict[str, Any]:
+    """Each zone's chars against its budget, before the hard cut and as injected."""
+    settings = effective.horizon
+    view = render(zones, bee, settings, effective.mission)
+    after = view.summary
+    report: dict[str, Any] = {"mode": "horizon" if settings.actif else "handoff",
+                              "chars": after["chars"], "cap": settings.cap,
+                              "cut": len(after["cut"])}
+    if settings.actif:
+        budgets = {"net": settings.budget_net, "condense": settings.budget_condense,
+                   "recit": settings.budget_recit}
+        report["zones"] = {zone: {"before": before, "after": after, "budget": budgets[zone]}
+                           for zone, (before, after) in view.zone_chars.items()}
+    return report
+
+
+def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
+                broken_config: str | None = None) -> dict[str, Any]:
+    """One hive's report, with its `exit`: 1 missing or served by no daemon, 3 degraded,
+    0 healthy."""
     report: dict[str, Any] = {"hive": str(hive)}
     if not hive.is_dir():
-        report.update(error="hive not found", degraded=False, bees=[])
+        report.update(error="hive not found", exit=EXIT_PROBLEM, bees=[])
         return report
     pid = holder(hive)
     beat = read_heartbeat(hive)
@@ -150,34 +210,45 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float) -> di
             degraded = True
     bees, problems = discover(hive)
     unrecorded = unrecorded_segments(hive, bees)
-    bee_reports = [bee_report(hive, bee, config, source, beat if pid else None) for bee in bees]
+    bee_reports = [bee_report(hive, bee, config, source, beat if pid else None, broken_config)
+                   for bee in bees]
     # A refused bee, twin or segment degrades the hive: something is there and not served.
-    degraded = (degraded or bool(problems) or bool(unrecorded)
+    degraded = (degraded or bool(problems) or bool(unrecorded) or broken_config is not None
                 or any(b.get("write_failed") or b.get("degraded") for b in bee_reports))
     report.update(daemon=daemon, bees=bee_reports, problems=problems, unrecorded=unrecorded,
                   degraded=degraded)
+    report["exit"] = EXIT_PROBLEM if pid is None else EXIT_DEGRADED if degraded else EXIT_OK
     return report
 
 
-def run(args: argparse.Namespace, config: GlobalConfig) -> int:
-    path = config_path(args.config)
-    source = config_source(path)
-    hives = [args.hive] if args.hive else list(config.hives)
+def worst(exits: list[int]) -> int:
+    """Across hives: a problem, then degraded, then healthy."""
+    for code in (EXIT_PROBLEM, EXIT_DEGRADED):
+        if code in exits:
+            return code
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace, config: GlobalConfig, source: str,
+        broken_config: str | None = None) -> int:
     if args.hive and not Path(args.hive).is_dir():
         raise UserError(f"hive not found: {args.hive} is not a folder")
+    hives = [args.hive] if args.hive else list(config.hives)
+    if not hives:
+        where = "config.json rejected" if broken_config else "none configured"
+        raise UserError(f"no hive to report on: name one (horizon status HIVE), or list "
+                        f"them under \"hives\" in config.json ({where})")
     now = time.time()
-    reports = [hive_report(Path(hive), config, source, now) for hive in hives]
+    reports = [hive_report(Path(hive), config, source, now, broken_config) for hive in hives]
     if args.json:
         print(json.dumps({"hives": reports}, ensure_ascii=False, indent=2))
     else:
         _print(reports)
-    return EXIT_DEGRADED if any(r.get("degraded") for r in reports) else 0
+    return worst([report["exit"] for report in reports])
 
 
 def _print(reports: list[dict[str, Any]]) -> None:
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-    if not reports:
-        console.print("no hive: name one, or list them in config.json under \"hives\"")
     for report in reports:
         daemon = report.get("daemon", {})
         if report.get("error"):
@@ -189,7 +260,7 @@ def _print(reports: list[dict[str, Any]]) -> None:
             if daemon.get("beat_age_s") is not None:
                 line += f", last beat {daemon['beat_age_s']} s ago"
         else:
-            line = "no daemon running"
+            line = "no daemon serves it"
         console.print(f"[bold]{report['hive']}[/bold]: {line}")
         if daemon.get("write_failed"):
             console.print(f"  write failed: {daemon['write_failed']}")
@@ -198,47 +269,87 @@ def _print(reports: list[dict[str, Any]]) -> None:
         for segment in report.get("unrecorded", []):
             console.print(f"  unrecorded segment (never read; horizon adopt takes it in): "
                           f"{segment}")
+        for message in sorted({bee["settings_error"] for bee in report["bees"]
+                               if bee.get("settings_error")}):
+            console.print(f"  settings rejected: {message}; the last good settings serve")
         table = Table(show_edge=False, pad_edge=False)
         for column in ("bee", "mode", "entries", "rejected", "segments", "lag", "net",
                        "condensé", "récit", "summarizer", "notes"):
             table.add_column(column)
         for bee in report["bees"]:
-            zones = bee.get("zones", {})
-
-            def zone(name: str, zones: dict[str, list[int]] = zones) -> str:
-                return f"{zones[name][0]}/{zones[name][1]}" if name in zones else "-"
-
-            notes = []
-            if bee.get("write_failed"):
-                notes.append("write failed")
-            if bee.get("mismatched_flags"):
-                notes.append("flags no longer matching: " +
-                             ", ".join(f"#{seq}" for seq in bee["mismatched_flags"]))
-            if bee.get("error"):
-                notes.append(bee["error"])
-            if not bee.get("derived"):
-                notes.append("not derived yet")
             table.add_row(bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")),
-                          str(bee.get("rejected", "-")), str(bee["segments"]),
-                          f"{bee.get('lag_bytes', 0)} B", zone("net"), zone("condense"),
-                          zone("recit"), _levels(bee), "; ".join(notes))
+                          _rejected(bee), str(bee.get("segments", "-")), _lag(bee),
+                          _zone(bee, "net"), _zone(bee, "condense"), _zone(bee, "recit"),
+                          _levels(bee), "; ".join(_notes(bee)))
         console.print(table)
 
 
-def _levels(bee: dict[str, Any]) -> str:
-    """Which level wrote the current texts, and how often a model fell back."""
-    summary = bee.get("summarizer")
-    if not summary:
+def _zone(bee: dict[str, Any], name: str) -> str:
+    """before→after/budget, or before/budget when the cut took nothing from it."""
+    zone = bee.get("zones", {}).get(name)
+    if zone is None:
         return "-"
-    condensed = ", ".join(f"{level}×{count}" for level, count in summary["condense"].items())
-    text = f"récit {summary['recit']}"
-    if condensed:
-        text += f"; condensé {condensed}"
-    if summary["fallbacks"]:
-        text += f"; {summary['fallbacks']} fallbacks"
+    shown = (str(zone["before"]) if zone["before"] == zone["after"]
+             else f"{zone['before']}→{zone['after']}")
+    return f"{shown}/{zone['budget']}"
+
+
+def _rejected(bee: dict[str, Any]) -> str:
+    reasons = bee.get("rejections") or {}
+    text = str(bee.get("rejected", "-"))
+    if reasons:
+        text += " (" + ", ".join(f"{reason} {count}" for reason, count in
+                                 sorted(reasons.items())) + ")"
     return text
 
 
+def _lag(bee: dict[str, Any]) -> str:
+    lines = bee.get("lag_lines")
+    text = f"{lines} lines" if lines is not None else f"{bee.get('lag_bytes', 0)} B"
+    if bee.get("lag_s"):
+        text += f", {bee['lag_s']} s"
+    return text
+
+
+def _notes(bee: dict[str, Any]) -> list[str]:
+    notes = []
+    if bee.get("write_failed"):
+        notes.append("write failed")
+    if bee.get("settings_in_use"):
+        notes.append("settings rejected: serving the last good")
+    elif bee.get("settings_error"):
+        notes.append("settings rejected")
+    if bee.get("last_rejected"):
+        notes.append("last rejected: " + ", ".join(f"#{seq}" for seq in bee["last_rejected"]))
+    if bee.get("mismatched_flags"):
+        notes.append("flags no longer matching: " +
+                     ", ".join(f"#{seq}" for seq in bee["mismatched_flags"]))
+    for level, reason in bee.get("summarizer", {}).get("unavailable", {}).items():
+        notes.append(f"{level} unavailable: {reason}")
+    if bee.get("error"):
+        notes.append(bee["error"])
+    if not bee.get("derived"):
+        notes.append("not derived yet")
+    return notes
+
+
+def _levels(bee: dict[str, Any]) -> str:
+    """The level in use, which level wrote the current texts, how often a model fell back."""
+    summary = bee.get("summarizer")
+    if not summary:
+        return "-"
+    text = f"in use {summary['in_use']}" if "in_use" in summary else ""
+    if "recit" in summary:
+        condensed = ", ".join(f"{level}×{count}"
+                              for level, count in summary["condense"].items())
+        text += f"; récit {summary['recit']}"
+        if condensed:
+            text += f"; condensé {condensed}"
+        if summary["fallbacks"]:
+            text += f"; {summary['fallbacks']} fallbacks"
+    return text.lstrip("; ")
+
+
 def command(args: argparse.Namespace) -> int:
-    config, _ = load_config(args)
-    return run(args, config)
+    config, source, broken = load_config_for_view(args)
+    return run(args, config, source, broken)

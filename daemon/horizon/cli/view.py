@@ -6,7 +6,14 @@ import argparse
 import json
 import sys
 
-from horizon.cli.common import bee_settings, load_config, reported
+from horizon.cli.common import (
+    bee_settings,
+    derived_settings,
+    load_config,
+    load_config_for_view,
+    reported,
+    warn,
+)
 from horizon.cli.exits import EXIT_OK
 from horizon.engine.bee_engine import BeeEngine
 from horizon.hive.discovery import require_bee, require_hive
@@ -14,11 +21,20 @@ from horizon.summarize.cache import hive_cache
 
 
 def render(args: argparse.Namespace) -> int:
-    config, source = load_config(args)
+    # Without --fresh the view is the daemon's: broken settings do not hide it.
+    if args.fresh:
+        config, source, broken_config = *load_config(args), None
+    else:
+        config, source, broken_config = load_config_for_view(args)
     with reported():
         hive = require_hive(args.hive)
         bee = require_bee(hive, args.bee)
-        effective = bee_settings(config, source, hive, bee)
+        if args.fresh:
+            effective = bee_settings(config, source, hive, bee)
+        else:
+            effective, broken = derived_settings(config, source, hive, bee, broken_config)
+            if broken is not None:
+                warn(f"{broken}; showing the view made with the last good settings")
         engine = BeeEngine(hive, bee, config, effective, cache=hive_cache(hive, create=False),
                            writes=False)
         now = args.now if args.now is not None else args.wall_now

@@ -43,6 +43,8 @@ class View(msgspec.Struct, frozen=True):
     text: str
     summary: dict[str, Any]
     guard_cut: bool = False
+    # Each zone's chars before the hard cut and as injected: {zone: (before, after)}.
+    zone_chars: dict[str, tuple[int, int]] = msgspec.field(default_factory=dict)
 
 
 class _Parts:
@@ -62,6 +64,16 @@ class _Parts:
 
     def recit_block(self) -> str:
         return recit_text(self.recit, self.mission, frozenset(self.dropped_sections))
+
+    def zone_sizes(self) -> dict[str, int]:
+        """The récit with its mission, the condensed blocks, and net with the fixed text
+        that frames it (header and notice), as the budgets count them."""
+        return {
+            "recit": len(self.recit_block()),
+            "condense": sum(len(condensed_block(item)) for item in self.condense),
+            "net": len(self.head) + len(self.notice)
+            + sum(len(self.net_texts[item.seq]) for item in self.net),
+        }
 
     def text(self) -> str:
         return "".join([
@@ -105,10 +117,13 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     if last is not None and overhead + len(net_texts[last.seq]) > settings.budget_net:
         net_texts[last.seq] = _cut_block(last, settings.budget_net - overhead, "answer")
         parts.cuts.append({"step": 0, "seq": last.seq})
+    before = parts.zone_sizes()
     _hard_cut(parts, settings.cap, last)
     text = parts.text()
     guarded = bound_text(text, settings.cap)
-    return View(guarded, _summary(parts, bee, settings, zones, guarded), guarded != text)
+    after = parts.zone_sizes()
+    return View(guarded, _summary(parts, bee, settings, zones, guarded), guarded != text,
+                {zone: (before[zone], after[zone]) for zone in before})
 
 
 def _hard_cut(parts: _Parts, cap: int, last: Item | None) -> None:

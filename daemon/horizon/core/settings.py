@@ -9,7 +9,7 @@ import contextlib
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 import msgspec
@@ -119,8 +119,24 @@ class GlobalConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     horizon: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+def _choices() -> dict[str, tuple[str, ...]]:
+    """The values each key with a fixed set of them accepts, by key path."""
+    hints = {**get_type_hints(GlobalConfig),
+             **{f"log.{key}": value for key, value in get_type_hints(LogConfig).items()},
+             "plancher_phare": Floor}
+    return {key: get_args(hint) for key, hint in hints.items() if get_origin(hint) is Literal}
+
+
 def _reason(error: msgspec.ValidationError) -> tuple[str, str]:
-    """(key path, reason) out of a msgspec validation message."""
+    """(key path, reason) out of a msgspec validation message; for a key with a fixed set
+    of values, the reason lists them."""
+    key, reason = _located(error)
+    if reason.startswith("Invalid enum value") and key in _choices():
+        reason += "; expected one of " + ", ".join(f'"{choice}"' for choice in _choices()[key])
+    return key, reason
+
+
+def _located(error: msgspec.ValidationError) -> tuple[str, str]:
     message = str(error)
     if " - at `key` in `$" in message:  # a bad key of a mapping, e.g. an unknown provider
         reason, _, where = message.rpartition(" - at `key` in `$")
@@ -254,20 +270,34 @@ def cascade(layers: list[Layer], source_of_bee: str, mission: str | None,
     return Effective(horizon, provenance, mission, modele)
 
 
-def level_names(config: GlobalConfig, effective: Effective) -> tuple[str, ...]:
-    """The cascade above truncation: the dedicated model, then the bee's own; a provider
-    that is not configured or is switched off is never called."""
-    names: list[str] = []
+def asked_levels(effective: Effective) -> list[str]:
+    """The model levels the settings ask for, above truncation: the dedicated model, then
+    the bee's own."""
     resumeur = effective.horizon.resumeur
     if resumeur == "troncature":
-        return ()
-    if resumeur != "abeille":
-        names.append(resumeur)
+        return []
+    names = [] if resumeur == "abeille" else [resumeur]
     if effective.modele and effective.modele not in names:
         names.append(effective.modele)
-    usable = []
-    for name in names:
-        provider = config.providers.get(name.partition("/")[0])  # type: ignore[call-overload]
-        if provider is not None and provider.actif:
-            usable.append(name)
-    return tuple(usable)
+    return names
+
+
+def unavailable_levels(config: GlobalConfig, effective: Effective) -> dict[str, str]:
+    """Each asked level that cannot run, with why: a setting that cannot work is said, not
+    silently replaced by truncation."""
+    unusable = {}
+    for name in asked_levels(effective):
+        provider_name = name.partition("/")[0]
+        provider = config.providers.get(provider_name)  # type: ignore[call-overload]
+        if provider is None:
+            unusable[name] = (f"no provider {provider_name!r} in config.json's \"providers\"")
+        elif not provider.actif:
+            unusable[name] = f"provider {provider_name!r} is switched off (\"actif\": false)"
+    return unusable
+
+
+def level_names(config: GlobalConfig, effective: Effective) -> tuple[str, ...]:
+    """The cascade above truncation that can run: the dedicated model, then the bee's own;
+    a provider that is not configured or is switched off is never called."""
+    unusable = unavailable_levels(config, effective)
+    return tuple(name for name in asked_levels(effective) if name not in unusable)

@@ -26,6 +26,7 @@ from horizon.core.truncation import Truncation, next_step
 from horizon.core.turns import append_turns
 
 CONVERSATION = "conversation"
+LAST_REJECTED = 5
 _INSTANT = operator.attrgetter("instant")
 
 
@@ -36,6 +37,8 @@ class Zones(msgspec.Struct):
     at: float = 0.0
     accepted: int = 0
     rejected: int = 0
+    rejections: dict[str, int] = msgspec.field(default_factory=dict)  # by reason
+    last_rejected: list[int] = msgspec.field(default_factory=list)  # their seqs, newest last
     net: list[Item] = msgspec.field(default_factory=list)
     condense: list[Item] = msgspec.field(default_factory=list)
     recit: Recit = msgspec.field(default_factory=Recit)
@@ -97,10 +100,18 @@ def apply(zones: Zones, records: Iterable[Entry | Rejection], ctx: Context) -> C
     return changes
 
 
+def count_rejection(zones: Zones, record: Rejection) -> None:
+    """What an operator needs to find the bad lines: how many of each reason, and where
+    the last ones are (`horizon show` reads them)."""
+    zones.rejected += 1
+    zones.rejections[record.reason.value] = zones.rejections.get(record.reason.value, 0) + 1
+    zones.last_rejected = [*zones.last_rejected, record.seq][-LAST_REJECTED:]
+
+
 def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes) -> None:
     zones.up_to = max(zones.up_to, record.seq)
     if isinstance(record, Rejection):
-        zones.rejected += 1
+        count_rejection(zones, record)
         return
     zones.accepted += 1
     zones.at = record.instant

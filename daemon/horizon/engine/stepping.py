@@ -44,6 +44,7 @@ class Pass:
     notes: Notes = field(default_factory=Notes)
     read: int = 0
     rebuilt: bool = False
+    # Rejected lines read for the first time (a rebuild reads old ones again: not news).
     rejections: Counter[str] = field(default_factory=Counter)
     first_rejected: list[int] = field(default_factory=list)
     missing_segment: str | None = None
@@ -105,6 +106,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     if manifest is None:
         manifest = read_manifest(window, bee)
     rebuilt = state is None or state.settings_key != key
+    seen_seq = state.checkpoint.seq if state is not None else 0
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
@@ -112,7 +114,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
                        late_segments, on_record, finish_in_memory, read_to, slice_bytes,
-                       slice_s)
+                       slice_s, seen_seq)
     try:
         reading.run()
     except JournalError as error:
@@ -130,6 +132,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
         reading.ctx = ctx
         reading.late_segments = set(manifest.rotated)
         reading.run()
+    outcome.state.settings = effective
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
     outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission)
     return outcome
@@ -150,6 +153,7 @@ class _Reading:
     read_to: Checkpoint | None
     slice_bytes: int | None
     slice_s: float | None
+    seen_seq: int
 
     def run(self) -> None:
         outcome = self.outcome
@@ -167,7 +171,7 @@ class _Reading:
                 _note_segment(state, reader.current_segment, record.seq)
             if self.on_record is not None:
                 self.on_record(record)
-            if isinstance(record, Rejection):
+            if isinstance(record, Rejection) and record.seq > self.seen_seq:
                 outcome.rejections[record.reason.value] += 1
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)

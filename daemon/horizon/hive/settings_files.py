@@ -97,7 +97,18 @@ def load_global(path: Path | None) -> GlobalConfig:
         raise SettingsError(str(path), "(syntax)", "nested too deeply") from None
     if not isinstance(document, dict):
         raise SettingsError(str(path), "(top)", "expected a JSON object")
-    return validate_global(document, str(path))
+    return _anchored(validate_global(document, str(path)), path.parent)
+
+
+def _anchored(config: GlobalConfig, base: Path) -> GlobalConfig:
+    """Relative `hives` and `log.dir` mean beside config.json: a service's current folder
+    is nobody's choice, and the same file must mean the same paths from any shell."""
+    def anchor(value: str) -> str:
+        return value if os.path.isabs(value) else os.path.normpath(base.absolute() / value)
+
+    return msgspec.structs.replace(
+        config, hives=tuple(anchor(hive) for hive in config.hives),
+        log=msgspec.structs.replace(config.log, dir=anchor(config.log.dir)))
 
 
 def hive_file(hive: Path) -> Path:

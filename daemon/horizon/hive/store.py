@@ -8,13 +8,16 @@ from pathlib import Path
 
 import msgspec
 
+from horizon.core.settings import Effective
 from horizon.core.upgrades import FoldQueue
 from horizon.core.zones import Zones
 from horizon.hive.durable import JournalError, StoreError, ensure_dir, read_regular, write_atomic
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
 
-STATE_FORMAT = 2  # 2: the fold queue left the zones (a format-1 state is rebuilt)
+# 2: the fold queue left the zones; 3: rejected lines counted by reason, the settings
+# that made the state kept with it. An older state is rebuilt.
+STATE_FORMAT = 3
 
 
 class StateTooNew(Exception):
@@ -34,6 +37,9 @@ class BeeState(msgspec.Struct, kw_only=True):
     segments: dict[str, list[int]] = msgspec.field(default_factory=dict)
     mismatched_flags: list[int] = msgspec.field(default_factory=list)
     fallbacks: int = 0  # model calls that fell back a level, over the bee's life
+    # The settings that made this state: what serves while a settings file is broken,
+    # and what the derived-view commands show then.
+    settings: Effective | None = None
 
 
 _encoder = msgspec.json.Encoder()

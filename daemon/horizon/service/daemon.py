@@ -5,6 +5,7 @@ and stops between two items, so a hung loop stops reporting healthy.
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import sys
@@ -13,8 +14,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import FrameType
 
+import msgspec
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from horizon import __version__
 from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.hive.discovery import file_signature
 from horizon.hive.heartbeat import BEAT_S
@@ -62,11 +65,13 @@ class Daemon:
         self.log_stdout = log_stdout
         self.config = GlobalConfig()
         self.services: dict[Path, HiveService] = {}
+        self.missing: set[Path] = set()  # configured, not there yet: taken up when they appear
         self.items: queue.Queue[Message] = queue.Queue()
         self.scheduler = BackgroundScheduler(timezone=UTC)
         self.models: ModelWork | None = None
         self.watcher: Watcher | None = None
         self.stopping = False
+        self.started_at = time.monotonic()
         self.continuing: set[tuple[Path, str]] = set()  # bees with a Continue queued
         self.reload_requested = False
         self.reopen_requested = False
@@ -80,7 +85,16 @@ class Daemon:
         except SettingsError as error:
             print(f"horizon: {error}", file=sys.stderr)
             return 1
-        self._configure_logs()
+        if not self.config.hives:
+            where = self.config_path or "a config.json (--config, $HORIZON_CONFIG)"
+            print(f"horizon: no hive configured: list them under \"hives\" in {where}",
+                  file=sys.stderr)
+            return 1
+        try:
+            self._configure_logs()
+        except logs.LogDirError as error:
+            print(f"horizon: {error} (log.dir in {self.config_source})", file=sys.stderr)
+            return 1
         self.models = ModelWork(self.config, self.items.put)
         for hive in self.config.hives:
             try:
@@ -98,8 +112,13 @@ class Daemon:
         self._schedule_periodic()
         bees = sum(len(service.bees) for service in self.services.values())
         notify.notify("READY=1", f"STATUS=serving {len(self.services)} hives, {bees} bees")
-        log.info("daemon.started", hives=[str(h) for h in self.services], bees=bees,
-                 watch=self.config.watch)
+        modes = {str(hive): service.watch_mode for hive, service in self.services.items()}
+        log.info("daemon.started", version=__version__, pid=os.getpid(),
+                 config=self.config_source, hives=list(modes), bees=bees,
+                 missing=sorted(str(hive) for hive in self.missing),
+                 watch=next(iter(set(modes.values()))) if len(set(modes.values())) == 1
+                 else modes)
+        self.started_at = time.monotonic()
         self._loop()
         return self._stop()
 
@@ -109,13 +128,34 @@ class Daemon:
 
     def _start_hive(self, hive: Path) -> None:
         if not hive.is_dir():
-            log.error("hive.missing", hive=str(hive))
+            if hive not in self.missing:
+                self.missing.add(hive)
+                log.error("hive.missing", hive=str(hive),
+                          consequence="taken up when it appears")
             return
+        self.missing.discard(hive)
         service = HiveService(hive, self.config, self.config_source, self.models)
         self.services[hive] = service
         service.refresh_bees()
         service.settings_changed()
         self._watch_hive(service)
+
+    def _take_up(self, hive: Path) -> None:
+        """Serve a hive while running: one added to the settings, or one that appeared."""
+        was_missing = hive in self.missing
+        try:
+            self._start_hive(hive)
+        except HiveLocked as error:
+            log.error("daemon.locked", hive=str(hive), holder=error.pid)
+            self.missing.discard(hive)
+            return
+        started = self.services.get(hive)
+        if started is None:
+            return
+        if was_missing:
+            log.info("hive.appeared", hive=str(hive), bees=len(started.bees))
+        for bee in list(started.bees):
+            self._process(hive, bee)
 
     def _watch_hive(self, service: HiveService) -> None:
         if service.watch_mode == "poll":
@@ -186,6 +226,8 @@ class Daemon:
                     service.process(bee)
             service.heartbeat()
         self._release_all()
+        log.info("daemon.stopped", pid=os.getpid(), exit_code=0,
+                 ran_s=round(time.monotonic() - self.started_at, 1))
         return 0
 
     def _release_all(self) -> None:
@@ -324,6 +366,8 @@ class Daemon:
     def _poll(self) -> None:
         """The stat fallback: what events missed, new bees, settings edits, a lost horizon/."""
         reload_needed = self.config_path is not None and self._config_changed()
+        for hive in [hive for hive in self.missing if hive.is_dir()]:
+            self._take_up(hive)
         for service in self.services.values():
             if service.window_changed():
                 for bee in service.refresh_bees():
@@ -367,6 +411,12 @@ class Daemon:
 
     def _reload(self) -> None:
         notify.reloading()
+        # The files as they are now are the ones this reload reads: the poll must not
+        # take the same save for another change (one save, one reload).
+        if self.config_path is not None:
+            self._config_changed()
+        for service in self.services.values():
+            service.settings_changed()
         try:
             config = load_global(self.config_path)
         except SettingsError as error:
@@ -378,7 +428,12 @@ class Daemon:
         if self.models is not None and config.providers != previous.providers:
             self.models.reconfigure(config)
         if config.log != previous.log:
-            self._configure_logs()
+            try:
+                self._configure_logs()
+            except logs.LogDirError as error:
+                log.error("config.rejected", file=self.config_source, key="log.dir",
+                          reason=str(error), kept=previous.log.dir)
+                self.config = config = msgspec.structs.replace(config, log=previous.log)
         wanted = {Path(hive) for hive in config.hives}
         for hive in [h for h in self.services if h not in wanted]:
             service = self.services.pop(hive)
@@ -386,16 +441,9 @@ class Daemon:
                 self.watcher.unwatch_under(hive)
             service.close()
             log.info("hive.stopped", hive=str(hive))
+        self.missing &= wanted
         for hive in [h for h in wanted if h not in self.services]:
-            try:
-                self._start_hive(hive)
-            except HiveLocked as error:
-                log.error("daemon.locked", hive=str(hive), holder=error.pid)
-                continue
-            started = self.services.get(hive)
-            if started is not None:
-                for bee in list(started.bees):
-                    self._process(hive, bee)
+            self._take_up(hive)
         changed = 0
         for service in self.services.values():
             service.reconfigure(config)
@@ -405,6 +453,7 @@ class Daemon:
                 if service.load_settings(runtime) and runtime.effective != before:
                     changed += 1
                     self._process(service.hive, runtime.name)
+            service.settings_reloaded()
         if (config.poll_s, config.sweep_s) != (previous.poll_s, previous.sweep_s):
             self._schedule_periodic()
         log.info("config.reloaded", bees_recomputed=changed)

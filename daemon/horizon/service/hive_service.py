@@ -18,8 +18,15 @@ import structlog
 
 from horizon import __version__
 from horizon.core.entries import format_instant
-from horizon.core.settings import GlobalConfig, HorizonSettings, SettingsError, level_names
-from horizon.core.summarizer import ModelResult
+from horizon.core.settings import (
+    Effective,
+    GlobalConfig,
+    HorizonSettings,
+    SettingsError,
+    level_names,
+    unavailable_levels,
+)
+from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.engine import bee_engine
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Pass
@@ -57,6 +64,8 @@ class HiveService:
         self.lock = HiveLock(hive)
         self.bees: dict[str, BeeRuntime] = {}
         self.problems: list[str] = []
+        self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
+        self.unavailable_logged: set[tuple[str, str]] = set()  # (summarizer, why), likewise
         self.unrecorded: list[str] = []
         self.started = format_instant(time.time())
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
@@ -99,13 +108,18 @@ class HiveService:
             effective = effective_settings(self.config, self.config_source, self.hive,
                                            runtime.name)
         except SettingsError as error:
-            if runtime.settings_error != str(error):
-                with self.bind(runtime.name):
+            # One line per broken file, however many bees it serves.
+            if str(error) not in self.rejected_logged:
+                self.rejected_logged.add(str(error))
+                with self.bind(runtime.name if error.source.endswith(
+                        f"{os.sep}{runtime.name}.toml") else None):
                     log.error("config.rejected", file=error.source, key=error.key,
-                              reason=error.reason)
+                              reason=error.reason, consequence="the last good settings serve")
             runtime.settings_error = str(error)
             return False
         runtime.settings_error = None
+        runtime.unavailable = {}
+        self._report_unavailable(runtime.name, effective)
         if runtime.engine is None:
             cache = self.models.cache(self.hive) if self.models else None
             runtime.engine = BeeEngine(self.hive, runtime.name, self.config, effective,
@@ -114,6 +128,27 @@ class HiveService:
             runtime.engine.config = self.config
             runtime.engine.effective = effective
         return True
+
+    def _report_unavailable(self, bee: str, effective: Effective) -> None:
+        """A summarizer the settings ask for and that cannot run: said once per cause."""
+        for level, reason in unavailable_levels(self.config, effective).items():
+            runtime = self.bees.get(bee)
+            if runtime is not None:
+                runtime.unavailable[level] = reason
+            if (level, reason) not in self.unavailable_logged:
+                self.unavailable_logged.add((level, reason))
+                with self.bind():
+                    log.warning("summarizer.unavailable", summarizer=level, reason=reason,
+                                serving=effective.levels[0] if effective.levels
+                                else TRUNCATION)
+
+    def settings_reloaded(self) -> None:
+        """After every bee's settings were loaded again: a fixed file is logged again the
+        next time it breaks."""
+        self.rejected_logged = {runtime.settings_error for runtime in self.bees.values()
+                                if runtime.settings_error}
+        self.unavailable_logged = {(level, reason) for runtime in self.bees.values()
+                                   for level, reason in runtime.unavailable.items()}
 
     def reconfigure(self, config: GlobalConfig) -> None:
         """A new config.json: every engine works with it from its next pass, including
@@ -232,7 +267,8 @@ class HiveService:
             if isinstance(given, ModelResult):
                 log.info("handoff.written", chars=len(outcome.view.text),
                          cap=outcome.view.summary.get("cap"),
-                         up_to=outcome.state.zones.up_to, source=given.kind)
+                         up_to=outcome.state.zones.up_to, mode=outcome.view.summary.get("mode"),
+                         lines=0, source=given.kind)
             else:
                 log_pass(outcome)
         elif not isinstance(given, ModelResult):

@@ -19,6 +19,8 @@ LOG_FILE = "horizon.jsonl"
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
            "error": logging.ERROR}
 _handlers: list[logging.Handler] = []
+_SYSLOG_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3,
+                    logging.CRITICAL: 2}
 
 
 def under_systemd() -> bool:
@@ -41,6 +43,19 @@ def _formatter(renderer: Any) -> logging.Formatter:
     )
 
 
+class _PriorityPrefixed(logging.Formatter):
+    """journald reads a leading `<N>` as the line's syslog priority (SyslogLevelPrefix=,
+    on by default), so `journalctl -p warning` filters our lines like any daemon's."""
+
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = _SYSLOG_PRIORITY.get(record.levelno, 6)
+        return f"<{priority}>{self.inner.format(record)}"
+
+
 class _StoppingEmitter(logging.Filter):
     """watchdog logs an error when its inotify thread reads one last event while we stop
     it (or unwatch a removed hive): a race inside the library, on a watch we are ending
@@ -50,32 +65,39 @@ class _StoppingEmitter(logging.Filter):
         return not str(record.msg).startswith("InotifyEmitter.queue_events() called when")
 
 
+class LogDirError(Exception):
+    """The log folder cannot be made or its file opened: the message names it and why."""
+
+
 def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
               stdout: bool = False) -> Path | None:
-    """Set up every output; returns the log file's path (None when it cannot be opened)."""
-    root = logging.getLogger("horizon")
-    for handler in _handlers:
-        root.removeHandler(handler)
-        handler.close()
-    _handlers.clear()
-    root.setLevel(_LEVELS.get(level, logging.INFO))
-    root.propagate = False
+    """Set up every output; returns the log file's path. Raises LogDirError, with the
+    outputs in place left as they were, when the log file cannot be opened."""
     json_renderer = structlog.processors.JSONRenderer(ensure_ascii=False)
     path = None
+    handlers: list[logging.Handler] = []
     if log_dir is not None:
         try:
             log_dir.mkdir(mode=0o750, parents=True, exist_ok=True)
             path = log_dir / LOG_FILE
             # WatchedFileHandler reopens the file when logrotate moves it away.
             file_handler = logging.handlers.WatchedFileHandler(path, encoding="utf-8")
-            file_handler.setFormatter(_formatter(json_renderer))
-            _handlers.append(file_handler)
         except OSError as error:
-            print(f"horizon: cannot open the log file in {log_dir}: {error}", file=sys.stderr)
-            path = None
+            raise LogDirError(f"cannot write the log file in {log_dir}: "
+                              f"{error.strerror or error}") from None
+        file_handler.setFormatter(_formatter(json_renderer))
+        handlers.append(file_handler)
+    root = logging.getLogger("horizon")
+    for handler in _handlers:
+        root.removeHandler(handler)
+        handler.close()
+    _handlers[:] = handlers
+    root.setLevel(_LEVELS.get(level, logging.INFO))
+    root.propagate = False
     if stdout or under_systemd():
         stream: logging.Handler = logging.StreamHandler(sys.stdout)
-        stream.setFormatter(_formatter(json_renderer))
+        stream.setFormatter(_PriorityPrefixed(_formatter(json_renderer)) if under_systemd()
+                            else _formatter(json_renderer))
         _handlers.append(stream)
     elif sys.stderr.isatty() and fmt != "json":
         stream = logging.StreamHandler(sys.stderr)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from horizon.engine.stepping import Pass
 from horizon.hive.manifest import Clamp
 from horizon.service.logs import get_logger
@@ -10,7 +12,9 @@ log = get_logger()
 
 
 def log_pass(outcome: Pass) -> None:
-    """Called with `hive` and `bee` bound."""
+    """Called with `hive` and `bee` bound: one info line per pass (`handoff.written`, with
+    the pass's counts), warnings for what an operator must look at, and the per-entry
+    decisions at debug level."""
     zones = outcome.state.zones
     if outcome.missing_segment:
         log.warning("journal.replaced", reason=outcome.missing_segment, rebuilt=True)
@@ -22,20 +26,38 @@ def log_pass(outcome: Pass) -> None:
     clamps = [r.seq for r in outcome.notes.records if isinstance(r, Clamp)]
     if clamps:
         log.warning("entry.clock_skew", count=len(clamps), seqs=clamps[:10])
-    if outcome.read:
-        log.info("journal.ingested", lines=outcome.read, up_to=zones.up_to,
-                 rebuilt=outcome.rebuilt)
     if outcome.rejections:
         log.warning("entry.rejected", count=sum(outcome.rejections.values()),
                     reasons=dict(outcome.rejections), first_seqs=outcome.first_rejected)
-    if outcome.changes.evicted:
-        log.info("zone.evicted", count=len(outcome.changes.evicted),
-                 seqs=outcome.changes.evicted[:20])
-    if outcome.changes.folds:
-        log.info("zone.folded", batches=outcome.changes.folds,
-                 count=len(outcome.changes.folded), summarizer=outcome.state.zones.recit_level)
     if outcome.view.guard_cut:
         log.error("render.guard_cut", chars=len(outcome.view.text))
+    if debugging():
+        _log_decisions(outcome)
     log.info("handoff.written", chars=len(outcome.view.text),
              cap=outcome.view.summary.get("cap"), up_to=zones.up_to,
-             mode=outcome.view.summary.get("mode"))
+             mode=outcome.view.summary.get("mode"), lines=outcome.read,
+             rejected=sum(outcome.rejections.values()),
+             evicted=len(outcome.changes.evicted), folded=len(outcome.changes.folded),
+             rebuilt=outcome.rebuilt)
+
+
+def debugging() -> bool:
+    # Checked once per pass: the per-entry lines cost nothing when nobody reads them.
+    return logging.getLogger("horizon").isEnabledFor(logging.DEBUG)
+
+
+def _log_decisions(outcome: Pass) -> None:
+    zones = outcome.state.zones
+    if outcome.read:
+        log.debug("journal.ingested", lines=outcome.read, up_to=zones.up_to,
+                  rebuilt=outcome.rebuilt, checkpoint=outcome.state.checkpoint.offset,
+                  segment=outcome.state.checkpoint.segment or "live")
+    sources = {item.seq: item.source for item in zones.condense}
+    for seq in outcome.changes.evicted:
+        log.debug("zone.evicted", seq=seq, to="condense" if seq in sources else "recit",
+                  summarizer=sources.get(seq))
+    if outcome.changes.folds:
+        log.debug("zone.folded", batches=outcome.changes.folds,
+                  seqs=outcome.changes.folded, summarizer=zones.recit_level)
+    for cut in outcome.view.summary.get("cut", []):
+        log.debug("view.cut", **cut)

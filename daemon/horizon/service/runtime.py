@@ -22,6 +22,7 @@ class BeeRuntime:
     engine: BeeEngine | None = None
     settings_error: str | None = None
     state_error: str | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)  # summarizers that cannot run
     dirty: bool = False
     first_dirty: float | None = None
     last_write: float | None = None
