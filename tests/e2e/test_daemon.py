@@ -190,7 +190,7 @@ def test_settings_are_hot_reloaded_bad_ones_refused_and_sighup_reloads(
     daemon = start(config)
     wide = wait_for_up_to(hive, 10)
     assert headings(wide) == list(range(1, 11))  # everything fits the net zone
-    assert bee_report(status(config, hive)[1])["zones"]["net"][1] == 12000
+    assert bee_report(status(config, hive)[1])["zones"]["net"]["budget"] == 12000
 
     # A smaller budget takes effect without a restart.
     reloads = len(daemon.events("config.reloaded"))
@@ -201,7 +201,7 @@ def test_settings_are_hot_reloaded_bad_ones_refused_and_sighup_reloads(
     assert narrow is not None
     assert len(narrow) < len(wide)
     assert header_up_to(narrow) == 10
-    assert bee_report(status(config, hive)[1])["zones"]["net"][1] == 2000
+    assert bee_report(status(config, hive)[1])["zones"]["net"]["budget"] == 2000
 
     # A half-written file is refused, naming the file and the reason; the last good
     # settings stay.
