@@ -105,6 +105,7 @@ def test_a_rejected_settings_file_degrades_status_which_shows_the_last_good(
     [bee] = report["hives"][0]["bees"]
     assert str(hive / "horizon.toml") in bee["settings_error"]
     assert bee["settings_in_use"] == "last good"
+    assert bee["settings"]["actif"] is True and bee["settings"]["budget_net"] == 12000
     assert bee["zones"]["net"]["budget"] == 12000, "the budgets the daemon still serves"
     assert bee["rejections"] == {"not_object": 1}
     text = horizon(config, "status")

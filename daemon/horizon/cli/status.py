@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from rich.console import Console
 from rich.table import Table
 
@@ -130,6 +131,7 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
         if state is not None and state.settings is not None:
             effective = state.settings  # what the daemon serves meanwhile: its last good
             report["settings_in_use"] = "last good"
+            report["settings"] = msgspec.to_builtins(effective.horizon)
     daemon_view = beat.bees.get(bee) if beat else None
     report.update(lag_bytes=lag_bytes, lag_lines=lag_lines,
                   lag_s=daemon_view.lag_s if daemon_view else None)
