@@ -1,37 +1,74 @@
-"""`horizon demo`: a demo hive, a simulated bee writing to it, the zones filling live."""
+"""`horizon demo`: a demo hive, a simulated bee writing to it, the zones filling live.
+
+The demo writes only into a new or empty folder, or into one it made itself (its marker
+file says so), and it never outlives its daemon nor leaves it behind: the daemon runs in
+its own session, out of reach of the terminal's signals, stopped by the demo on every way
+out, and stops itself when the demo dies without a word (its stdin pipe reaches EOF).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import random
+import shutil
 import signal
+import stat
 import subprocess
 import sys
+import termios
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
-from rich.console import Group
+from rich.console import Console, RenderableType
 from rich.live import Live
-from rich.progress_bar import ProgressBar
-from rich.table import Table
-from rich.text import Text
 
-from horizon.core.blocks import net_overhead
-from horizon.core.recit import render_recit
-from horizon.core.settings import BUILTIN, GlobalConfig
+from horizon.cli import demo_screen as shown
+from horizon.core.settings import GlobalConfig
 from horizon.hive.layout import (
+    BEES,
+    DERIVED,
+    HIVE_SETTINGS,
+    LOCK,
+    PHARES,
+    WINDOW,
     bee_settings_path,
     bees_dir,
-    handoff_path,
     live_path,
     window_dir,
 )
-from horizon.hive.settings_files import effective_settings
-from horizon.hive.store import load_state
+from horizon.hive.lock import holder
+from horizon.hive.settings_files import config_source
+from horizon.service.logs import LOG_FILE
 
 HORIZON_BEE = "mia"
 CLASSIC_BEE = "noe"
+MARKER = ".horizon-demo"
+CONFIG_FILE = "config.json"
+LOG_DIR = "logs"
+DAEMON_ERRORS = "daemon.stderr"
+# What makes a folder a hive: the demo refuses to write into one it did not make.
+HIVE_NAMES = (WINDOW, BEES, HIVE_SETTINGS, LOCK)
+# What the demo removes when it starts its own folder afresh; the lock file stays, since
+# removing a lock file is how two holders end up with two different files.
+OWNED_NAMES = (WINDOW, BEES, DERIVED, PHARES, HIVE_SETTINGS, LOG_DIR, CONFIG_FILE)
+STOP_GRACE_S = 15.0
+CATCH_UP_S = 1.0
+_MARKER_TEXT = (
+    "This folder is a demo hive made by `horizon demo`.\n"
+    "The next `horizon demo` on it deletes its hive (" + ", ".join(OWNED_NAMES) + ")\n"
+    "and starts afresh. Delete this file to keep the hive from that.\n"
+)
+# The daemon's process: `horizon run` with a thread that stops it when its stdin closes.
+_GUARDED_RUN = ("import sys; from horizon.cli.demo import serve_guarded; "
+                "sys.exit(serve_guarded(sys.argv[1]))")
+
 _TASKS = [
     ("compose la page fromagerie", "bash", "a composé honey/template-fromagerie.html, style "
      "ardoise et lin."),
@@ -50,10 +87,68 @@ _ASKS = [
 ]
 
 
+class DemoError(Exception):
+    """The demo cannot start or go on: a folder it must not touch, or its daemon died."""
+
+
+# --- the demo's folder ------------------------------------------------------------------
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def claim_folder(root: Path) -> None:
+    """Make `root` the demo's: refuse, before writing anything, a folder that is not a
+    folder, holds a hive or anything else the demo did not make; empty a folder the demo
+    made (its marker is there) unless a daemon still serves it."""
+    if root.is_symlink() or (root.exists() and not root.is_dir()):
+        raise DemoError(f"{root}: not a folder")
+    if not root.exists():
+        return
+    if _is_regular(root / MARKER):
+        pid = holder(root)
+        if pid is not None:
+            held_by = f"pid {pid}" if pid > 0 else "another process"
+            raise DemoError(f"{root}: a daemon ({held_by}) still serves this demo hive; "
+                            f"stop it first")
+        for name in OWNED_NAMES:
+            _remove(root / name)
+        return
+    present = [name for name in HIVE_NAMES if os.path.lexists(root / name)]
+    if present:
+        raise DemoError(f"{root} already holds a hive ({', '.join(present)}) that the demo "
+                        f"did not make: give --dir a new or empty folder")
+    if any(root.iterdir()):
+        raise DemoError(f"{root} is not empty and is no demo hive (no {MARKER}): give "
+                        f"--dir a new or empty folder")
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, a link (never what it points to) or a whole folder."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
 def make_hive(root: Path) -> Path:
-    """The demo hive: one bee with the horizon on and small budgets, one in handoff mode."""
-    window_dir(root).mkdir(parents=True, exist_ok=True)
-    bees_dir(root).mkdir(exist_ok=True)
+    """The demo hive: one bee with the horizon on and small budgets, one in handoff mode.
+
+    Raises DemoError, having written nothing, when `root` is not the demo's to write."""
+    claim_folder(root)
+    root.mkdir(parents=True, exist_ok=True)
+    # The marker first: a demo cut short while making its hive still owns the folder.
+    (root / MARKER).write_text(_MARKER_TEXT, encoding="utf-8")
+    window_dir(root).mkdir()
+    bees_dir(root).mkdir()
     bee_settings_path(root, HORIZON_BEE).write_text(
         'mission = "Composer la boutique en ligne de la fromagerie"\n'
         "[horizon]\nactif = true\nbudget_net = 1600\nbudget_condense = 1200\n"
@@ -70,53 +165,15 @@ def make_hive(root: Path) -> Path:
 
 def write_config(hive: Path) -> Path:
     """The demo's own config.json beside the hive: fast polling, its log inside the hive."""
-    path = hive / "config.json"
+    path = hive / CONFIG_FILE
     path.write_text(json.dumps({
         "hives": [str(hive)], "rotation_entries": 40, "rotate_wait_s": 1, "poll_s": 0.5,
-        "sweep_s": 5, "log": {"dir": str(hive / "logs"), "level": "info"},
+        "sweep_s": 5, "log": {"dir": str(hive / LOG_DIR), "level": "info"},
     }, indent=2) + "\n", encoding="utf-8")
     return path
 
 
-def start_daemon(config: Path) -> subprocess.Popen[bytes]:
-    """`horizon run` in its own process, as an operator would run it."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "horizon", "run", "--config", str(config)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-
-
-def stop_daemon(daemon: subprocess.Popen[bytes]) -> int:
-    if daemon.poll() is None:
-        daemon.send_signal(signal.SIGTERM)
-    try:
-        return daemon.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        daemon.kill()
-        return daemon.wait()
-
-
-def recent_events(hive: Path, count: int = 8) -> Table:
-    table = Table(title="dernières actions du démon", expand=False, show_edge=False)
-    for column in ("ts", "bee", "event", "details"):
-        table.add_column(column)
-    path = hive / "logs" / "horizon.jsonl"
-    try:
-        with path.open("rb") as stream:
-            stream.seek(max(0, path.stat().st_size - 8192))
-            lines = stream.read().decode("utf-8", "replace").splitlines()[-count:]
-    except OSError:
-        return table
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        details = ", ".join(f"{k}={v}" for k, v in record.items()
-                            if k not in ("ts", "bee", "event", "hive", "level"))
-        table.add_row(str(record.get("ts", ""))[11:19], str(record.get("bee", "")),
-                      str(record.get("event", "")), details[:70])
-    return table
+# --- the simulated bee ------------------------------------------------------------------
 
 
 def exchange(rng: random.Random, when: float) -> bytes:
@@ -124,6 +181,7 @@ def exchange(rng: random.Random, when: float) -> bytes:
     roll = rng.random()
     if roll < 0.05:
         return b'{"ts": "not a date", "type": "task"\n'
+    record: dict[str, Any]
     if roll < 0.25:
         record = {"ts": when, "type": "conversation", "from": "apicultrice",
                   "question": rng.choice(_ASKS), "answer": "Entendu, je m'en occupe."}
@@ -147,68 +205,194 @@ def append_line(window: Path, bee: str, line: bytes) -> None:
         os.close(fd)
 
 
-def _bar(used: int, budget: int) -> Group:
-    label = Text(f"{used}/{budget}", style="bold red" if used > budget else "")
-    return Group(ProgressBar(total=budget, completed=min(used, budget), width=12), label)
+# --- stopping on every way out ----------------------------------------------------------
 
 
-def zones_table(hive: Path, config: GlobalConfig) -> Table:
-    table = Table(title=f"horizon demo — {hive}", expand=False)
-    for column in ("bee", "mode", "entries", "rejected", "net", "condensé", "récit",
-                   "handoff.md"):
-        table.add_column(column)
-    for bee in (HORIZON_BEE, CLASSIC_BEE):
-        state = load_state(hive, bee)
-        if state is None:
-            table.add_row(bee, "-", "0", "0", "", "", "", "")
-            continue
-        effective = effective_settings(config, BUILTIN, hive, bee)
-        settings = effective.horizon
-        zones = state.zones
-        handoff = handoff_path(hive, bee)
-        size = len(handoff.read_text(encoding="utf-8")) if handoff.exists() else 0
-        if settings.actif:
-            recit = len(render_recit(zones.recit, effective.mission or zones.first_lighthouse))
-            table.add_row(
-                bee, "horizon", str(zones.accepted), str(zones.rejected),
-                _bar(net_overhead(bee) + zones.net_chars, settings.budget_net),
-                _bar(zones.condense_chars, settings.budget_condense),
-                _bar(recit, settings.budget_recit), _bar(size, settings.cap),
-            )
-        else:
-            table.add_row(bee, "handoff", str(zones.accepted), str(zones.rejected), "-", "-",
-                          "-", _bar(size, settings.cap))
-    return table
+class StopDemo(KeyboardInterrupt):
+    """SIGTERM or SIGHUP asked the demo to stop. A KeyboardInterrupt, so that wherever it
+    lands the demo unwinds through the same teardown as on Ctrl-C."""
 
 
-def _screen(hive: Path, config: GlobalConfig) -> Group:
-    return Group(zones_table(hive, config), recent_events(hive))
+@dataclass
+class _Signals:
+    """Ctrl-C, SIGTERM and SIGHUP stop the demo, once: a second one must not cut the
+    teardown short."""
+
+    previous: dict[signal.Signals, Any] = field(default_factory=dict)
+    stopping: bool = False
+
+    def install(self) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            previous = signal.getsignal(signum)
+            if signum == signal.SIGHUP and previous == signal.SIG_IGN:
+                continue  # under nohup: simulate notices a closed terminal by asking it
+            self.previous[signum] = signal.SIG_DFL if previous is None else previous
+            signal.signal(signum, self._stop)
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        if not self.stopping:
+            self.stopping = True
+            raise StopDemo(signal.Signals(signum).name)
+
+    def hold(self) -> None:
+        self.stopping = True
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
 
 
-def simulate(hive: Path, config: GlobalConfig, seconds: float | None,
-             daemon: subprocess.Popen[bytes], interval: float = 0.25, seed: int = 7) -> int:
-    """Append exchanges to both bees and redraw the zones until time is up or Ctrl-C."""
+def _hung_up() -> list[int]:
+    """Which of stdout and stderr are a terminal that hung up (a closed window, a lost
+    ssh session): one that answers every request with an I/O error."""
+    gone = []
+    for fd in (1, 2):
+        try:
+            termios.tcgetattr(fd)
+        except termios.error as error:
+            if error.args and error.args[0] == errno.EIO:
+                gone.append(fd)
+    return gone
+
+
+def _silence(fds: list[int]) -> None:
+    """Send what is left to print there to /dev/null: a hung-up terminal fails every
+    write, and the demo still has its daemon to stop and a last line to print."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in fds:
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+@dataclass
+class DemoDaemon:
+    """The demo's `horizon run` process, and what the demo needs to stop it."""
+
+    process: subprocess.Popen[bytes]
+    errors: Path
+    parent: int
+    signals: _Signals
+
+    def check(self) -> None:
+        code = self.process.poll()
+        if code is None:
+            return
+        try:
+            lines = self.errors.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = []
+        said = next((line for line in reversed(lines) if line.strip()), "")
+        raise DemoError(f"the daemon stopped (exit {code})" + (f": {said}" if said else ""))
+
+
+def start_daemon(config: Path) -> DemoDaemon:
+    """`horizon run` in its own session, so that the terminal's signals reach the demo
+    alone, and the demo decides when its daemon stops."""
+    signals = _Signals()
+    signals.install()
+    errors = config.parent / LOG_DIR / DAEMON_ERRORS
+    errors.parent.mkdir(mode=0o750, exist_ok=True)
+    with errors.open("wb") as stream:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _GUARDED_RUN, str(config)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stream,
+            start_new_session=True,
+        )
+    return DemoDaemon(process, errors, os.getppid(), signals)
+
+
+def serve_guarded(config: str) -> int:
+    """`horizon run --config CONFIG` that stops (SIGTERM, then for good after a grace)
+    when its stdin reaches EOF: the demo never writes to it, so EOF means the demo is
+    gone, however it went, SIGKILL included."""
+    from horizon.service import daemon
+
+    threading.Thread(target=_stop_at_eof, name="demo-guard", daemon=True).start()
+    return daemon.run(Path(config), log_stdout=False)
+
+
+def _stop_at_eof() -> None:
+    with contextlib.suppress(OSError):
+        while os.read(0, 4096):
+            pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(STOP_GRACE_S)
+    os._exit(1)
+
+
+def stop_daemon(daemon: DemoDaemon) -> int:
+    """Stop the daemon and wait for it (its lock goes with it); returns its exit code."""
+    daemon.signals.hold()
+    _silence(_hung_up())
+    process = daemon.process
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        code = process.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        code = process.wait()
+    if process.stdin is not None:
+        process.stdin.close()
+    daemon.signals.restore()
+    return code
+
+
+# --- the run ----------------------------------------------------------------------------
+
+
+def simulate(hive: Path, config: GlobalConfig, seconds: float | None, daemon: DemoDaemon,
+             interval: float = 0.25, seed: int = 7) -> int:
+    """Append exchanges to both bees and redraw the zones until time is up, a signal
+    (Ctrl-C, SIGTERM, SIGHUP), a closed terminal or the end of the demo's parent."""
     rng = random.Random(seed)
     window = window_dir(hive)
-    deadline = None if seconds is None else time.monotonic() + seconds
+    source = config_source(hive / CONFIG_FILE)
+    console = Console(highlight=False)
+    started = time.monotonic()
+    deadline = None if seconds is None else started + seconds
     written = 0
+    ended = ""
+
+    def draw() -> RenderableType:
+        views = [shown.read_bee(hive, bee, config, source) for bee in (HORIZON_BEE, CLASSIC_BEE)]
+        events = shown.read_events(hive / LOG_DIR / LOG_FILE,
+                                   shown.events_room(console.size.height))
+        return shown.screen(hive, views, events, written, time.monotonic() - started)
+
     try:
-        with Live(_screen(hive, config), refresh_per_second=4) as live:
+        # Redrawn from this loop only: a write to a hung-up terminal then fails here,
+        # where it ends the demo, not in a refresh thread.
+        with Live(draw(), console=console, auto_refresh=False, redirect_stdout=False,
+                  redirect_stderr=False) as live:
             while deadline is None or time.monotonic() < deadline:
-                if daemon.poll() is not None:
-                    error = daemon.stderr.read().decode() if daemon.stderr else ""
-                    raise DemoError(f"the daemon stopped (exit {daemon.returncode}): {error}")
+                daemon.check()
+                if os.getppid() != daemon.parent:
+                    ended = "the demo's parent process is gone"
+                    break
+                gone = _hung_up()
+                if gone:
+                    # Under nohup no SIGHUP comes, and rich quietly stops writing to a
+                    # terminal it can no longer query: ask the terminal itself.
+                    _silence(gone)
+                    break
                 bee = HORIZON_BEE if rng.random() < 0.7 else CLASSIC_BEE
                 append_line(window, bee, exchange(rng, time.time()))
                 written += 1
-                live.update(_screen(hive, config))
+                live.update(draw(), refresh=True)
                 time.sleep(interval)
-            time.sleep(1.0)  # let the daemon catch up on the last lines
-            live.update(_screen(hive, config))
+            else:
+                time.sleep(CATCH_UP_S)  # let the daemon catch up on the last lines
+                live.update(draw(), refresh=True)
+        if not console.is_terminal:
+            console.line()  # a file or pipe gets the last screen alone, not ended by a newline
     except KeyboardInterrupt:
         pass
+    except OSError:
+        gone = _hung_up()
+        if not gone:
+            raise
+        _silence(gone)
+    if ended:
+        print(f"horizon: {ended}: stopping the demo", file=sys.stderr)
     return written
-
-
-class DemoError(Exception):
-    """The demo cannot go on (its daemon died)."""
