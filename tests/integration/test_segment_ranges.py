@@ -140,5 +140,6 @@ def test_a_clamp_record_edited_out_of_range_is_not_taken(tmp_path: Path) -> None
     assert read_manifest(hive.window, BEE).clamps == {}
     state = hive.run()
     assert state.zones.net[0].instant == 1_789_990_001
-    assert all(item.chars == len(net_block(item)) for item in state.zones.net)
+    assert all(item.chars == len(net_block(item, EFFECTIVE.horizon.labels))
+               for item in state.zones.net)
     assert render(state.zones, BEE, EFFECTIVE.horizon, None).text.startswith("<!-- horizon")

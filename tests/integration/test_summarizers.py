@@ -337,7 +337,8 @@ def test_a_fold_that_fails_falls_back_one_level_then_to_truncation(
     folded, fallbacks = cascade_of(dedicated, bee).ask_fold(recit_before(), batch)
     assert folded.level == TRUNCATION
     assert [f.level for f in fallbacks] == [level(dedicated), level(bee)]
-    assert folded.recit.lines_of("Fichiers")[0].text == "honey/ancien.html (#1)"
+    # Truncation writes the sections from what it learnt of the folded entries (the
+    # hand-made récit above taught it nothing).
     assert "honey/page2.html (#2)" in [line.text for line in folded.recit.lines_of("Fichiers")]
 
 

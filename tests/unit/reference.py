@@ -14,6 +14,7 @@ import hashlib
 
 from horizon.core.blocks import Item, condensed_block, header, net_block, notice
 from horizon.core.entries import Entry, Rejection
+from horizon.core.labels import Labels
 from horizon.core.recit import (
     DECISIONS,
     ERRORS,
@@ -21,14 +22,25 @@ from horizon.core.recit import (
     FREE_SECTIONS,
     NEXT,
     WORK,
+    Fact,
+    Facts,
+    Heard,
     Line,
     Quote,
     Recit,
+    quote_key,
+    quote_size,
     render_recit,
 )
 from horizon.core.settings import HorizonSettings
-from horizon.core.text import _PATH_PATTERN, cut, flat_cut, flatten
-from horizon.core.truncation import _FAILURE
+from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
+from horizon.core.truncation import (
+    _CLOSED,
+    _FAILURE,
+    WINDOW,
+    stated_next_step,
+    ticket_ids,
+)
 from horizon.core.turns import append_turns
 from horizon.core.zones import Zones, is_lighthouse
 
@@ -50,59 +62,154 @@ def reference_hash(entry: Entry) -> str:
     return digest.hexdigest()
 
 
-def reference_bound(recit: Recit, mission: str | None, budget: int
-                    ) -> tuple[Recit, str | None]:
-    """Drop, measuring the rendered text each time: free lines by (seq, section order),
-    each section from its front; then Mission; then the oldest quotes."""
-    def size(sections: dict[str, list[Line]], paroles: list[Quote], shown: str | None) -> int:
-        bounded = Recit({k: tuple(v) for k, v in sections.items() if v}, tuple(paroles))
-        return len(render_recit(bounded, shown))
+def _size(recit: Recit, mission: str | None, labels: Labels) -> int:
+    return len(render_recit(recit, mission, labels))
 
-    sections = {name: list(recit.lines_of(name)) for name in FREE_SECTIONS}
-    paroles = list(recit.paroles)
-    if size(sections, paroles, mission) <= budget:
+
+def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labels
+                    ) -> tuple[Recit, str | None]:
+    """ADR 0008's order, measuring the rendered text at every step: the Mission (cut only
+    when the headings and it alone are over); each section's newest line cut to 100
+    characters, newest sections first; quotes newest first, whole, up to the first that
+    does not fit; then lines whole, newest first, each one that fits."""
+    if _size(recit, mission, labels) <= budget:
         return recit, mission
-    order = sorted((line.seq, FREE_SECTIONS.index(name), name)
-                   for name in FREE_SECTIONS for line in sections[name])
-    for _, _, name in order:
-        if size(sections, paroles, mission) <= budget:
+    empty = Recit()
+    if mission and _size(empty, mission, labels) > budget:
+        fitting = [cut(mission, k) for k in range(1, len(mission) + 1)
+                   if _size(empty, cut(mission, k), labels) <= budget]
+        mission = fitting[-1] if fitting else None
+    chosen: dict[str, dict[int, Line]] = {name: {} for name in FREE_SECTIONS}
+    quotes: list[Quote] = []
+
+    def shown() -> Recit:
+        return Recit({name: tuple(lines[i] for i in sorted(lines))
+                      for name, lines in chosen.items() if lines}, tuple(reversed(quotes)))
+
+    def fits() -> bool:
+        return _size(shown(), mission, labels) <= budget
+
+    newest = [(recit.lines_of(name)[-1], name) for name in FREE_SECTIONS
+              if recit.lines_of(name)]
+    for line, name in sorted(newest, key=lambda pair: -pair[0].seq):
+        index = len(recit.lines_of(name)) - 1
+        chosen[name][index] = Line(line.seq, cut(flatten(line.text), 100))
+        if not fits():
+            del chosen[name][index]
+    for quote in reversed(recit.paroles):
+        quotes.append(quote)
+        if not fits():
+            quotes.pop()
             break
-        sections[name].pop(0)
-    if mission and size(sections, paroles, mission) > budget:
-        mission = None
-    while paroles and size(sections, paroles, mission) > budget:
-        paroles.pop(0)
-    return Recit({k: tuple(v) for k, v in sections.items() if v}, tuple(paroles)), mission
+    everything = [(line.seq, -FREE_SECTIONS.index(name), index, name)
+                  for name in FREE_SECTIONS for index, line in enumerate(recit.lines_of(name))]
+    for _, _, index, name in sorted(everything, reverse=True):
+        before = chosen[name].get(index)
+        chosen[name][index] = recit.lines_of(name)[index]
+        if not fits():
+            if before is None:
+                del chosen[name][index]
+            else:
+                chosen[name][index] = before
+    bounded = shown()
+    return (Recit(bounded.sections, bounded.paroles, recit.heard, recit.facts, recit.folded),
+            mission)
 
 
 def _label(item: Item) -> str:
     return f"#{item.seq} {flatten(item.tool or item.type)}"
 
 
-def reference_fold(recit: Recit, batch: list[Item], ligne_max: int) -> Recit:
-    sections = {name: list(lines) for name, lines in recit.sections.items()}
-    known = {line.text.split(" ", 1)[0] for line in sections.get(FILES, [])}
-    for item in batch:
-        for path in reference_paths(f"{item.question}\n{item.answer}"):
-            if path not in known:
-                known.add(path)
-                sections.setdefault(FILES, []).append(Line(item.seq, f"{path} (#{item.seq})"))
-        if _FAILURE.search(item.answer):
-            text = cut(f"{_label(item)} : {flatten(item.answer)}", ligne_max)
-            sections.setdefault(ERRORS, []).append(Line(item.seq, text))
-        if item.type == "conversation" and item.question:
-            text = f"#{item.seq} {flatten(item.question)} → {flatten(item.answer)}"
-            sections.setdefault(DECISIONS, []).append(Line(item.seq, cut(text, ligne_max)))
-    sections[WORK] = [
-        Line(item.seq, cut(f"{_label(item)} : {flatten(item.question) or flatten(item.answer)}",
-                           ligne_max))
-        for item in batch[-3:]
-    ]
-    last = batch[-1].seq
-    sections[NEXT] = [Line(last, f"reprendre après #{last} : voir le condensé et les échanges "
-                                 "récents")]
-    return Recit({name: tuple(lines) for name, lines in sections.items() if lines},
-                 recit.paroles)
+def _gist(item: Item) -> str:
+    return flatten(item.question) or flatten(item.answer)
+
+
+def reference_facts(folded: list[Item], ligne_max: int) -> Facts:
+    """ADR 0008's facts read off the whole folded history at once."""
+    count = len(folded)
+    window = range(max(0, count - WINDOW), count)
+    files: dict[str, Fact] = {}
+    for index in window:
+        item = folded[index]
+        for path in reference_paths(f"{item.question}\n{item.answer}")[:12]:
+            files.pop(path, None)
+            files[path] = Fact(item.seq, index + 1, path, path)
+    errors = []
+    for index in window:
+        item = folded[index]
+        if not _FAILURE.search(item.answer):
+            continue
+        paths = tuple(reference_paths(f"{item.question}\n{item.answer}")[:12])
+        fixed = any(
+            later.tool and not _FAILURE.search(later.answer)
+            and (later.tool == item.tool or set(paths) & set(
+                reference_paths(f"{later.question}\n{later.answer}")[:12]))
+            for later in folded[index + 1:])
+        if not fixed:
+            errors.append(Fact(item.seq, index + 1, cut(f"{_label(item)} : "
+                                                         f"{flatten(item.answer)}", ligne_max),
+                               item.tool or "", paths))
+    decisions = [Fact(item.seq, index + 1, cut(f"#{item.seq} {flatten(item.question)} → "
+                                               f"{flatten(item.answer)}", ligne_max))
+                 for index in window if (item := folded[index]).type == "conversation"
+                 and item.question.strip()]
+    last_mention: dict[str, tuple[int, int]] = {}
+    for index, item in enumerate(folded):
+        for order, name in enumerate(ticket_ids(f"{item.question}\n{item.answer[:600]}")):
+            last_mention.pop(name, None)
+            last_mention[name] = (index, order)
+    tickets = []
+    for name, (index, _) in last_mention.items():
+        item = folded[index]
+        head = f"{item.question}\n{item.answer[:600]}"
+        if index in window and not _CLOSED.search(head):
+            tickets.append(Fact(item.seq, index + 1,
+                                cut(f"{name} : {_gist(item)} (#{item.seq})", ligne_max), name))
+    tasks = [Fact(item.seq, index + 1, cut(f"{_label(item)} : {_gist(item)}", ligne_max))
+             for index, item in enumerate(folded)
+             if not item.tool and item.type != "tool" and _gist(item)][-2:]
+    tasks = [fact for fact in tasks if fact.index - 1 in window]
+    next_step = None
+    for index, item in enumerate(folded):
+        if item.type == "conversation" and item.lighthouse and item.question.strip():
+            next_step = Fact(item.seq, index + 1, cut(
+                f"#{item.seq} {item.sender or 'apicultrice'} : {flatten(item.question)}",
+                ligne_max))
+        elif (stated := stated_next_step(item.answer)) is not None:
+            next_step = Fact(item.seq, index + 1, cut(f"#{item.seq} {stated}", ligne_max))
+    return Facts(tuple(files.values()), tuple(errors), tuple(decisions), tuple(tickets),
+                 tuple(tasks), next_step)
+
+
+def reference_recit(folded: list[Item], ligne_max: int, budget_recit: int) -> Recit:
+    """The récit of a folded history: a function of the entries and their order."""
+    facts = reference_facts(folded, ligne_max)
+    work = sorted([*facts.tickets[-3:], *facts.tasks], key=lambda fact: fact.seq)
+    sections = {
+        DECISIONS: tuple(Line(f.seq, f.text) for f in facts.decisions),
+        FILES: tuple(Line(f.seq, f"{f.text} (#{f.seq})") for f in facts.files),
+        ERRORS: tuple(Line(f.seq, f.text) for f in facts.errors),
+        WORK: tuple(Line(f.seq, f.text) for f in work),
+        NEXT: (Line(facts.next.seq, facts.next.text),) if facts.next else (),
+    }
+    said = [item for item in folded if item.lighthouse and item.question.strip()]
+    by_words: dict[str, list[Item]] = {}
+    for item in said:
+        by_words.setdefault(" ".join(clean(item.question).split()), []).append(item)
+    heard = {}
+    quotes = []
+    for items in by_words.values():
+        seqs = [item.seq for item in items]
+        key = quote_key(items[-1].question)
+        heard[key] = Heard(len(seqs), seqs[0], tuple(seqs[1:])[-5:])
+        quotes.append(Quote(seqs[-1], items[-1].question,
+                            (seqs[0], *tuple(seqs[1:])[-5:]), len(seqs)))
+    quotes.sort(key=lambda quote: said.index(next(i for i in said if i.seq == quote.seq)))
+    kept: list[Quote] = []
+    while quotes and sum(quote_size(q) for q in [quotes[-1], *kept]) <= budget_recit:
+        kept.insert(0, quotes.pop())
+    return Recit({name: lines for name, lines in sections.items() if lines}, tuple(kept),
+                 heard, facts, len(folded))
 
 
 class Reference:
@@ -119,6 +226,8 @@ class Reference:
         self.models = models
         self.owed: list[list[Item]] = []
         self.chain: Recit | None = None
+        self.folded: list[Item] = []  # every entry folded so far, in fold order
+        self.labels = settings.labels
 
     def step(self, record: Entry | Rejection, now: float) -> None:
         zones = self.zones
@@ -141,7 +250,7 @@ class Reference:
                     question=record.question, answer=record.answer, lighthouse=lighthouse,
                     sender=record.sender, tool=record.tool, writer_id=record.writer_id,
                     content=reference_hash(record))
-        item.chars = len(net_block(item))
+        item.chars = len(net_block(item, self.labels))
         zones.net.append(item)
         zones.net_chars += item.chars
         self.evict(now)
@@ -153,7 +262,8 @@ class Reference:
     def evict(self, now: float) -> None:
         zones, settings = self.zones, self.settings
         protect = settings.plancher_phare == "net"
-        overhead = len(header(self.bee, "horizon", 10**12 - 1, 0)) + len(notice(self.bee))
+        overhead = (len(header(self.bee, "horizon", 10**12 - 1, 0))
+                    + len(notice(self.bee, self.labels)))
         *older, last = zones.net
         aged = [item for item in older if item.instant < now - settings.age_net_heures * 3600
                 and not (protect and item.lighthouse)]
@@ -179,28 +289,33 @@ class Reference:
         zones.net = [*kept, last]
         zones.net_chars = sum(item.chars for item in zones.net)
         for item in sorted(leaving, key=lambda item: item.seq):
-            item.answer = flat_cut(item.answer, settings.ligne_max)
+            condensed = flat_cut(item.answer, settings.ligne_max)
+            item.whole = condensed == flatten(item.answer)
+            item.answer = condensed
             item.source = "troncature"
-            item.chars = len(condensed_block(item))
+            item.chars = len(condensed_block(item, self.labels))
             bisect.insort(zones.condense, item, key=lambda held: held.seq)
             zones.condense_chars += item.chars
         self.fold_if_over()
 
     def fold_if_over(self) -> None:
+        """Over budget: the oldest non-lighthouses fold until the zone is at half; with
+        lighthouses at this floor, the oldest of them too until they hold at most half."""
         zones, settings = self.zones, self.settings
         protect = settings.plancher_phare == "condense"
         budget = settings.budget_condense
+        if zones.condense_chars <= budget:
+            return
         folding: list[Item] = []
-        if zones.condense_chars > budget:
-            for item in zones.condense:
-                if zones.condense_chars - sum(i.chars for i in folding) <= budget // 2:
-                    break
-                if not (protect and item.lighthouse):
-                    folding.append(item)
-        if protect:
+        for item in zones.condense:
+            if zones.condense_chars - sum(i.chars for i in folding) <= budget // 2:
+                break
+            if not (protect and item.lighthouse):
+                folding.append(item)
+        if protect and zones.condense_chars - sum(i.chars for i in folding) > budget // 2:
             for item in zones.condense:
                 staying = [i for i in zones.condense if i.lighthouse and i not in folding]
-                if sum(i.chars for i in staying) <= budget:
+                if sum(i.chars for i in staying) <= budget // 2:
                     break
                 if item.lighthouse and item not in folding:
                     folding.append(item)
@@ -215,11 +330,6 @@ class Reference:
             self.owed.append([copy.copy(item) for item in folding])
             if len(self.owed) > 32:  # the models are too far behind: the queue is dropped
                 self.owed, self.chain = [], None
-        folded = reference_fold(zones.recit, folding, settings.ligne_max)
-        quotes = tuple(Quote(item.seq, item.question) for item in folding
-                       if item.lighthouse and item.question.strip())
-        merged = Recit(folded.sections, zones.recit.paroles + quotes)
-        mission = self.mission or zones.first_lighthouse
-        zones.recit, _ = reference_bound(merged, mission, settings.budget_recit)
+        self.folded += folding
+        zones.recit = reference_recit(self.folded, settings.ligne_max, settings.budget_recit)
         zones.recit_level = "troncature"
-

@@ -11,8 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from horizon.core.blocks import (
-    CONDENSED_ANSWER,
-    NET_ANSWER,
     Item,
     exchange_block,
     exchange_size,
@@ -21,18 +19,17 @@ from horizon.core.blocks import (
     notice,
 )
 from horizon.core.entries import INSTANT_CHARS, LATEST, Entry, format_instant
+from horizon.core.labels import ENGLISH, FRENCH, Labels
 from horizon.core.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
 from horizon.core.settings import HorizonSettings
-from horizon.core.text import named_paths
-from horizon.core.truncation import _FAILURE, Truncation, next_step, reports_failure
+from horizon.core.text import flatten, named_paths
+from horizon.core.truncation import _FAILURE, Truncation, reports_failure
 from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zones import (
     Context,
     Zones,
     apply,
-    compose_recit,
     content_hash,
-    fold_by_truncation,
     sweep,
 )
 from horizon.summarize.cached import CachedSummarizer
@@ -68,13 +65,16 @@ items = st.builds(
 )
 
 
-@given(items, st.sampled_from([NET_ANSWER, CONDENSED_ANSWER]),
-       st.none() | texts, st.none() | texts)
-def test_an_exchange_measured_is_the_exchange_rendered(item: Item, label: str,
-                                                       answer: str | None,
+languages = st.sampled_from([FRENCH, ENGLISH])
+
+
+@given(items, languages, st.booleans(), st.none() | texts, st.none() | texts)
+def test_an_exchange_measured_is_the_exchange_rendered(item: Item, labels: Labels,
+                                                       condensed: bool, answer: str | None,
                                                        question: str | None) -> None:
-    assert exchange_size(item, label, answer, question) == len(
-        exchange_block(item, label, answer, question))
+    label = labels.condensed_answer if condensed else labels.answer
+    assert exchange_size(item, label, labels, answer, question) == len(
+        exchange_block(item, label, labels, answer, question))
 
 
 @given(st.floats(0, LATEST))
@@ -85,7 +85,9 @@ def test_every_instant_prints_in_rfc_3339_and_in_the_same_width(instant: float) 
 
 
 def test_net_pays_for_the_header_and_the_notice() -> None:
-    assert net_overhead(BEE) == len(header(BEE, "horizon", 10**12 - 1, 0)) + len(notice(BEE))
+    for labels in (FRENCH, ENGLISH):
+        assert net_overhead(BEE, labels) == len(header(BEE, "horizon", 10**12 - 1, 0)) + len(
+            notice(BEE, labels))
 
 
 @given(st.builds(Entry, seq=st.integers(1, 99), instant=st.just(0.0), type=texts,
@@ -96,9 +98,10 @@ def test_the_content_hash_is_that_of_each_part_in_turn(entry: Entry) -> None:
 
 recits = st.builds(
     lambda lines, quotes: Recit(
-        {name: tuple(Line(seq, text) for seq, text in group)
+        {name: tuple(sorted((Line(seq, text) for seq, text in group), key=lambda one: one.seq))
          for name, group in lines.items() if group},
-        tuple(Quote(seq, text) for seq, text in quotes)),
+        tuple(Quote(seq, text, (seq - 1, seq) if seq % 3 == 0 else (), 2 if seq % 3 == 0
+                    else 1) for seq, text in quotes)),
     st.dictionaries(st.sampled_from(["Décisions", "Fichiers", "Erreurs", "Travail en cours",
                                      "Prochaine étape"]),
                     st.lists(st.tuples(st.integers(1, 500), texts), max_size=8)),
@@ -106,12 +109,15 @@ recits = st.builds(
 )
 
 
-@given(recits, missions, st.integers(0, 1500))
+@given(recits, missions.map(lambda text: text and flatten(text)), st.integers(0, 1500),
+       languages)
 def test_the_recit_bound_by_arithmetic_is_the_bound_by_rendering(recit: Recit,
                                                                  mission: str | None,
-                                                                 budget: int) -> None:
-    assert recit_size(recit, mission) == len(render_recit(recit, mission))
-    assert bound_recit(recit, mission, budget) == reference_bound(recit, mission, budget)
+                                                                 budget: int,
+                                                                 labels: Labels) -> None:
+    assert recit_size(recit, mission, labels) == len(render_recit(recit, mission, labels))
+    assert bound_recit(recit, mission, budget, labels) == reference_bound(recit, mission,
+                                                                          budget, labels)
 
 
 def _out_of_order(entries: list[Entry], shifts: list[float]) -> list[Entry]:
@@ -154,38 +160,6 @@ def test_the_zones_are_those_of_the_rules_as_written(entries: list[Entry],
         assert msgspec.to_builtins(zones) == msgspec.to_builtins(reference.zones)
         assert msgspec.to_builtins(queue.batches) == msgspec.to_builtins(reference.owed)
         assert msgspec.to_builtins(queue.chain) == msgspec.to_builtins(reference.chain)
-
-
-@st.composite
-def folds_at_the_edge(draw: st.DrawFn) -> tuple[Recit, list[Item], str | None, int]:
-    """A récit, a batch (older or newer than its lines: lighthouses fold late) and a budget
-    around what the quotes, Mission and the fold's Prochaine étape line take."""
-    before = draw(recits)
-    mission = draw(missions)
-    seqs = draw(st.lists(st.integers(1, 700), min_size=1, max_size=4, unique=True))
-    batch = [Item(seq=seq, instant=0.0, type=draw(st.sampled_from(["conversation", "task"])),
-                  question=draw(word_texts), answer=draw(word_texts),
-                  lighthouse=draw(st.booleans()), tool=draw(st.none() | texts))
-             for seq in sorted(seqs)]
-    paroles = before.paroles + tuple(Quote(item.seq, item.question) for item in batch
-                                     if item.lighthouse and item.question.strip())
-    with_next = Recit({"Prochaine étape": (next_step(batch[-1].seq),)}, paroles)
-    budget = recit_size(with_next, mission) + draw(st.integers(-3, 3) | st.integers(-120, 60))
-    return before, batch, mission, max(budget, 0)
-
-
-@given(folds_at_the_edge(), st.integers(16, 300))
-def test_a_fold_skipped_for_want_of_room_is_the_fold_made(edge: tuple[Recit, list[Item],
-                                                                       str | None, int],
-                                                           ligne_max: int) -> None:
-    before, batch, mission, budget = edge
-    # The settings' floors do not apply here: the bound is given any budget.
-    horizon = msgspec.structs.replace(HorizonSettings(actif=True, ligne_max=ligne_max),
-                                      budget_recit=budget)
-    ctx = Context(BEE, horizon, Truncation(ligne_max), 0.0, mission)
-    truncation = Truncation(ligne_max)
-    made = compose_recit(before, truncation.fold_recit(before, batch), batch, ctx, None)
-    assert fold_by_truncation(before, batch, ctx, truncation, None) == made
 
 
 def test_an_aged_exchange_leaves_net_even_behind_a_younger_one() -> None:

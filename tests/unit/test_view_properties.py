@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from horizon.core.blocks import Item
-from horizon.core.bound import MISSION_PREFIX, bound_text
+from horizon.core.bound import bound_text
 from horizon.core.entries import Entry
+from horizon.core.labels import FRENCH
 from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
 from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
@@ -143,7 +144,7 @@ def test_the_ls5_bound_is_idempotent_and_keeps_the_mission(lines: list[str],
                                                            limit: int) -> None:
     header = "<!-- horizon format=1 bee=mia mode=handoff up_to=3 at=2026-01-01T00:00:00Z -->"
     body = [header]
-    mission_line = MISSION_PREFIX + " ".join((mission or "").split())
+    mission_line = FRENCH.mission_prefix + " ".join((mission or "").split())
     if mission:
         body.append(mission_line)
     body += ["- **user:** " + " ".join(line.split()) for line in lines]

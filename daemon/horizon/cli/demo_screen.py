@@ -13,8 +13,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from horizon.core.blocks import net_overhead
-from horizon.core.recit import render_recit
+from horizon.core.render import render
 from horizon.core.settings import GlobalConfig, SettingsError
 from horizon.hive.durable import StoreError
 from horizon.hive.layout import handoff_path
@@ -82,11 +81,11 @@ def read_bee(hive: Path, bee: str, config: GlobalConfig, source: str) -> BeeView
     held = state.zones
     if not settings.actif:
         return BeeView(bee, mode, held.accepted, held.rejected, (total,))
-    recit = render_recit(held.recit, effective.mission or held.first_lighthouse)
+    shown = render(held, bee, settings, effective.mission).zone_chars  # as injected
     return BeeView(bee, mode, held.accepted, held.rejected, (
-        Gauge("net", net_overhead(bee) + held.net_chars, settings.budget_net),
-        Gauge("condensé", held.condense_chars, settings.budget_condense),
-        Gauge("récit", len(recit), settings.budget_recit),
+        Gauge("net", shown["net"][1], settings.budget_net),
+        Gauge("condensé", shown["condense"][1], settings.budget_condense),
+        Gauge("récit", shown["recit"][1], settings.budget_recit),
         total,
     ))
 

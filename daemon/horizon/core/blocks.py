@@ -11,6 +11,7 @@ import functools
 import msgspec
 
 from horizon.core.entries import INSTANT_CHARS, format_instant
+from horizon.core.labels import Labels
 from horizon.core.text import clean, metadata, quoted_lines
 
 FORMAT = 1
@@ -33,6 +34,7 @@ class Item(msgspec.Struct):
     writer_id: str | None = None
     source: str = ""
     content: str = ""  # a hash of the exchange as written: the model cache's key
+    whole: bool = False  # in condensé: the answer needed no condensing
 
 
 def header(bee: str, mode: str, up_to: int, at: float) -> str:
@@ -42,44 +44,41 @@ def header(bee: str, mode: str, up_to: int, at: float) -> str:
     )
 
 
-def notice(bee: str) -> str:
-    return (
-        "[horizon : le passé plus ancien est condensé ci-dessus ; l'historique intégral vit "
-        f"au journal window/{bee}-messages.jsonl et window/archive/]\n"
-    )
+def notice(bee: str, labels: Labels) -> str:
+    return labels.notice(bee)
 
 
 @functools.lru_cache(maxsize=1024)
-def net_overhead(bee: str) -> int:
+def net_overhead(bee: str, labels: Labels) -> int:
     """What net pays for the header and the notice, whatever up_to becomes."""
-    return len(header(bee, "horizon", _RESERVED_SEQ, 0)) + len(notice(bee))
+    return len(header(bee, "horizon", _RESERVED_SEQ, 0)) + len(notice(bee, labels))
 
 
-def heading(item: Item) -> str:
+def heading(item: Item, labels: Labels) -> str:
     parts = [f"### #{item.seq}", format_instant(item.instant), metadata(item.type)]
     if item.tool:
-        parts.append("outil " + metadata(item.tool))
+        parts.append(f"{labels.tool} " + metadata(item.tool))
     if item.sender:
-        parts.append("de " + metadata(item.sender))
+        parts.append(f"{labels.sender} " + metadata(item.sender))
     if item.writer_id:
         parts.append("id " + metadata(item.writer_id))
     if item.lighthouse:
-        parts.append("phare")
+        parts.append(labels.lighthouse)
     return " · ".join(parts)
 
 
-def heading_size(item: Item) -> int:
+def heading_size(item: Item, labels: Labels) -> int:
     """len(heading(item)), without formatting the instant (every instant prints in
     INSTANT_CHARS) and with metadata measured once per distinct value."""
     size = 5 + len(str(item.seq)) + 3 + INSTANT_CHARS + 3 + len(metadata(item.type))
     if item.tool:
-        size += 3 + 6 + len(metadata(item.tool))
+        size += 3 + len(labels.tool) + 1 + len(metadata(item.tool))
     if item.sender:
-        size += 3 + 3 + len(metadata(item.sender))
+        size += 3 + len(labels.sender) + 1 + len(metadata(item.sender))
     if item.writer_id:
         size += 3 + 3 + len(metadata(item.writer_id))
     if item.lighthouse:
-        size += 3 + 5
+        size += 3 + len(labels.lighthouse)
     return size
 
 
@@ -91,28 +90,28 @@ def quoted_size(text: str) -> int:
     return len(cleaned) + 2 * len(lines) + 1 - lines.count("")
 
 
-def exchange_size(item: Item, answer_label: str, answer: str | None = None,
+def exchange_size(item: Item, answer_label: str, labels: Labels, answer: str | None = None,
                   question: str | None = None) -> int:
     """len(exchange_block(...)) by arithmetic: zones measure every exchange they take in,
     and most of them leave before anything renders them."""
     question = item.question if question is None else question
     answer = item.answer if answer is None else answer
-    size = heading_size(item) + 1 + 1
+    size = heading_size(item, labels) + 1 + 1
     if question:
-        size += len(_QUESTION) + 1 + quoted_size(question)
+        size += len(labels.question) + 1 + quoted_size(question)
     if answer:
         size += len(answer_label) + 1 + quoted_size(answer)
     return size
 
 
-def exchange_block(item: Item, answer_label: str, answer: str | None = None,
+def exchange_block(item: Item, answer_label: str, labels: Labels, answer: str | None = None,
                    question: str | None = None) -> str:
     """One exchange: heading, the question, the answer (whole or condensed), a blank line."""
     question = item.question if question is None else question
     answer = item.answer if answer is None else answer
-    lines = [heading(item)]
+    lines = [heading(item, labels)]
     if question:
-        lines.append(_QUESTION)
+        lines.append(labels.question)
         lines.extend(quoted_lines(question))
     if answer:
         lines.append(answer_label)
@@ -121,22 +120,22 @@ def exchange_block(item: Item, answer_label: str, answer: str | None = None,
     return "\n".join(lines) + "\n"
 
 
-_QUESTION = "Question :"
-NET_ANSWER = "Réponse :"
-CONDENSED_ANSWER = "Réponse condensée :"
+def condensed_label(item: Item, labels: Labels) -> str:
+    """`Réponse condensée` only when the answer was condensed: one kept whole says so."""
+    return labels.answer if item.whole else labels.condensed_answer
 
 
-def net_block(item: Item) -> str:
-    return exchange_block(item, NET_ANSWER)
+def net_block(item: Item, labels: Labels) -> str:
+    return exchange_block(item, labels.answer, labels)
 
 
-def condensed_block(item: Item) -> str:
-    return exchange_block(item, CONDENSED_ANSWER)
+def condensed_block(item: Item, labels: Labels) -> str:
+    return exchange_block(item, condensed_label(item, labels), labels)
 
 
-def net_size(item: Item) -> int:
-    return exchange_size(item, NET_ANSWER)
+def net_size(item: Item, labels: Labels) -> int:
+    return exchange_size(item, labels.answer, labels)
 
 
-def condensed_size(item: Item) -> int:
-    return exchange_size(item, CONDENSED_ANSWER)
+def condensed_size(item: Item, labels: Labels) -> int:
+    return exchange_size(item, condensed_label(item, labels), labels)

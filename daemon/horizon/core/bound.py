@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import re
 
+from horizon.core.labels import LANGUAGES
 from horizon.core.text import ELLIPSIS, cut
 
-MISSION_PREFIX = "**Mission :** "
+MISSION_PREFIXES = tuple(labels.mission_prefix for labels in LANGUAGES.values())
+_PINNED = ("<!-- horizon ", *MISSION_PREFIXES,
+           *(labels.notice_template.split("{")[0][:10] for labels in LANGUAGES.values()))
 _TURN_PREFIX = re.compile(r"^- \*\*(?:\\.|[^*\\])*:\*\* ")
 
 
 def is_pinned(line: str) -> bool:
-    return line.startswith(("<!-- horizon ", MISSION_PREFIX, "[horizon : "))
+    return line.startswith(_PINNED)
 
 
 def _prefix_of(line: str) -> str:
-    if line.startswith(MISSION_PREFIX):
-        return MISSION_PREFIX
+    for prefix in MISSION_PREFIXES:
+        if line.startswith(prefix):
+            return prefix
     match = _TURN_PREFIX.match(line)
     return match.group(0) if match else ""
 
@@ -48,7 +52,7 @@ def bound_text(text: str, limit: int) -> str:
     if room < 0:
         # The pinned lines alone are too long: the mission (or else the last pinned line)
         # is cut at its end; nothing else can be shown.
-        target = next((i for i in pinned if lines[i].startswith(MISSION_PREFIX)), pinned[-1]
+        target = next((i for i in pinned if lines[i].startswith(MISSION_PREFIXES)), pinned[-1]
                       if pinned else None)
         if target is None:
             return ""

@@ -1,43 +1,103 @@
-"""The récit de soi: its seven sections, its rendering and its budget bound (pure)."""
+"""The récit de soi: its seven sections, the operator's words, its rendering and its
+budget bound (pure). The rules are ADR 0008's.
+
+What a fold keeps is the material; what the view shows of it is chosen at rendering,
+within `budget_recit`: the Mission first, then the newest line of each free section, then
+the operator's words, then the rest of the free sections, newest first.
+"""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 
 import msgspec
 
-from horizon.core.text import flatten, quoted_lines
+from horizon.core.labels import (
+    DECISIONS,
+    ERRORS,
+    FILES,
+    MISSION,
+    NEXT,
+    PAROLES,
+    SECTIONS,
+    WORK,
+    Labels,
+)
+from horizon.core.text import ELLIPSIS, cut, flatten, quoted_lines
 
-MISSION = "Mission"
-DECISIONS = "Décisions"
-FILES = "Fichiers"
-ERRORS = "Erreurs"
-PAROLES = "Paroles de l'apicultrice"
-WORK = "Travail en cours"
-NEXT = "Prochaine étape"
-SECTIONS = (MISSION, DECISIONS, FILES, ERRORS, PAROLES, WORK, NEXT)
+__all__ = ["DECISIONS", "ERRORS", "FILES", "MISSION", "NEXT", "PAROLES", "SECTIONS", "WORK"]
+
 # The sections a summarizer writes; the daemon alone writes Mission and Paroles.
 FREE_SECTIONS = (DECISIONS, FILES, ERRORS, WORK, NEXT)
-TITLE = "## Récit de soi"
+# What each free section keeps at least while the récit is over budget, before the
+# operator's words lose a quote.
+MIN_LINE_CHARS = 100
+# A repeated quote lists its first seq, then `…`, then its newest ones.
+NEWEST_SEQS = 5
 
 
 class Line(msgspec.Struct, frozen=True):
-    """One line of a free section, remembering the newest seq it speaks of (for eviction)."""
+    """One line of a free section, remembering the newest seq it speaks of."""
 
     seq: int
     text: str
 
 
 class Quote(msgspec.Struct, frozen=True):
-    """A folded lighthouse's question, verbatim."""
+    """A folded lighthouse's question, verbatim, at its newest seq; a question asked again
+    is one quote that lists its seqs (`seqs`: the first, then the newest ones; `count`:
+    how many times in all)."""
 
     seq: int
     text: str
+    seqs: tuple[int, ...] = ()
+    count: int = 1
+
+    def shown_seqs(self) -> str:
+        seqs = self.seqs or (self.seq,)
+        if self.count > len(seqs):
+            return ", ".join([f"#{seqs[0]}", ELLIPSIS, *(f"#{seq}" for seq in seqs[1:])])
+        return ", ".join(f"#{seq}" for seq in seqs)
+
+
+class Heard(msgspec.Struct, frozen=True):
+    """Every distinct quote's seqs, kept after its text left the récit, so that a question
+    asked again lists the same seqs however the folds fell."""
+
+    count: int
+    first: int
+    newest: tuple[int, ...]
+
+
+class Fact(msgspec.Struct, frozen=True):
+    """Something the deterministic summarizer learnt from one folded entry."""
+
+    seq: int
+    index: int  # the entry's rank among the folded ones: facts leave a window of them
+    text: str
+    key: str = ""  # the path, tool or ticket it is about
+    paths: tuple[str, ...] = ()
+
+
+class Facts(msgspec.Struct, frozen=True):
+    """The deterministic summarizer's memory: a left fold over the folded entries, one at
+    a time, so that it is the same whatever the batches were."""
+
+    files: tuple[Fact, ...] = ()
+    errors: tuple[Fact, ...] = ()
+    decisions: tuple[Fact, ...] = ()
+    tickets: tuple[Fact, ...] = ()
+    tasks: tuple[Fact, ...] = ()
+    next: Fact | None = None
 
 
 class Recit(msgspec.Struct, frozen=True):
     sections: dict[str, tuple[Line, ...]] = msgspec.field(default_factory=dict)
     paroles: tuple[Quote, ...] = ()
+    heard: dict[str, Heard] = msgspec.field(default_factory=dict)  # by quote_key
+    facts: Facts = msgspec.field(default_factory=Facts)
+    folded: int = 0  # entries folded so far
 
     def lines_of(self, section: str) -> tuple[Line, ...]:
         return self.sections.get(section, ())
@@ -46,28 +106,54 @@ class Recit(msgspec.Struct, frozen=True):
         return not self.paroles and not any(self.sections.values())
 
 
+def quote_key(text: str) -> str:
+    """Quotes are the same when their texts are, once cleaned and whitespace folded."""
+    return hashlib.blake2b(flatten(text).encode(), digest_size=12).hexdigest()
+
+
+def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
+    """The quotes of a fold, in seq order, each merged with the same words heard before
+    and placed at its newest seq; only the newest quotes that `keep_chars` can hold stay
+    (no view could show more). Keeping the newest suffix gives the same quotes whatever
+    the batches were: what a later fold moves to the end only makes room."""
+    if not quotes:
+        return recit
+    heard = dict(recit.heard)
+    paroles = list(recit.paroles)
+    for quote in quotes:
+        key = quote_key(quote.text)
+        before = heard.get(key)
+        if before is None:
+            now = Heard(1, quote.seq, ())
+        else:
+            now = Heard(before.count + 1, before.first,
+                        (*before.newest, quote.seq)[-NEWEST_SEQS:])
+        heard[key] = now
+        paroles = [held for held in paroles if quote_key(held.text) != key]
+        paroles.append(Quote(quote.seq, quote.text, (now.first, *now.newest), now.count))
+    kept: list[Quote] = []
+    size = 0
+    for quote in reversed(paroles):
+        size += quote_size(quote)
+        if size > keep_chars:
+            break
+        kept.append(quote)
+    return msgspec.structs.replace(recit, paroles=tuple(reversed(kept)), heard=heard)
+
+
 @functools.lru_cache(maxsize=4096)
-def _quote_lines(seq: int, text: str) -> tuple[str, ...]:
+def _quote_lines(seqs: str, text: str) -> tuple[str, ...]:
     lines = quoted_lines(text)
-    lines[0] = f"> #{seq} — " + lines[0][2:] if lines[0] != ">" else f"> #{seq} —"
+    lines[0] = f"> {seqs} — " + lines[0][2:] if lines[0] != ">" else f"> {seqs} —"
     return tuple(lines)
 
 
 def quote_lines(quote: Quote) -> list[str]:
-    return list(_quote_lines(quote.seq, quote.text))
+    return list(_quote_lines(quote.shown_seqs(), quote.text))
 
 
-@functools.lru_cache(maxsize=4096)
-def _quote_size(seq: int, text: str) -> int:
-    return sum(len(line) + 1 for line in _quote_lines(seq, text))
-
-
-@functools.lru_cache(maxsize=16)
-def _quote_sizes(paroles: tuple[Quote, ...]) -> tuple[tuple[int, ...], int]:
-    """Each quote's size and their sum: Paroles changes at few folds, and a full récit
-    can hold hundreds of quotes."""
-    sizes = tuple(_quote_size(quote.seq, quote.text) for quote in paroles)
-    return sizes, sum(sizes)
+def quote_size(quote: Quote) -> int:
+    return sum(len(line) + 1 for line in _quote_lines(quote.shown_seqs(), quote.text))
 
 
 @functools.lru_cache(maxsize=16384)
@@ -75,39 +161,19 @@ def _line(text: str) -> str:
     return "> - " + flatten(text)
 
 
-@functools.lru_cache(maxsize=16384)
-def _line_size(text: str) -> int:
+def line_size(text: str) -> int:
     return len(_line(text)) + 1
 
 
-@functools.lru_cache(maxsize=64)
-def _mission_size(mission: str) -> int:
+def mission_size(mission: str) -> int:
     return sum(len(line) + 1 for line in quoted_lines(mission))
 
 
-_FRAME = len(TITLE) + 1 + sum(len(section) + 5 for section in SECTIONS) + 1
-
-
-def _size(lines: int, lines_size: int, quotes: int, quotes_size: int, mission: str | None
-          ) -> int:
-    """The rendered size from the parts' sizes: nothing at all renders as nothing."""
-    if not lines and not quotes and not mission:
-        return 0
-    return _FRAME + (_mission_size(mission) if mission else 0) + quotes_size + lines_size
-
-
-def recit_size(recit: Recit, mission: str | None) -> int:
-    """len(render_recit(recit, mission)), by arithmetic: folds measure often."""
-    lines = [line for name in FREE_SECTIONS for line in recit.lines_of(name)]
-    return _size(len(lines), sum(_line_size(line.text) for line in lines), len(recit.paroles),
-                 _quote_sizes(recit.paroles)[1], mission)
-
-
-def fits_one_more_line(paroles: tuple[Quote, ...], mission: str | None, line: Line,
-                       budget: int) -> bool:
-    """Whether a récit holding only these quotes, the mission and `line` is within budget."""
-    return _size(1, _line_size(line.text), len(paroles), _quote_sizes(paroles)[1],
-                 mission) <= budget
+@functools.lru_cache(maxsize=8)
+def frame_size(labels: Labels) -> int:
+    """The title, the seven headings and the closing blank line."""
+    return len(labels.recit_title) + 1 + sum(
+        len(labels.title(section)) + 5 for section in SECTIONS) + 1
 
 
 def section_body(recit: Recit, section: str, mission: str | None) -> list[str]:
@@ -119,51 +185,72 @@ def section_body(recit: Recit, section: str, mission: str | None) -> list[str]:
     return [_line(line.text) for line in recit.lines_of(section)]
 
 
-def render_recit(recit: Recit, mission: str | None, dropped: frozenset[str] = frozenset()
-                 ) -> str:
+def render_recit(recit: Recit, mission: str | None, labels: Labels,
+                 dropped: frozenset[str] = frozenset()) -> str:
     """The récit block, headings included; empty when there is nothing to say."""
     if recit.is_empty() and not mission:
         return ""
-    out = [TITLE]
+    out = [labels.recit_title]
     for section in SECTIONS:
-        out.append(f"### {section}")
+        out.append(f"### {labels.title(section)}")
         if section not in dropped:
             out.extend(section_body(recit, section, mission))
     out.append("")
     return "\n".join(out) + "\n"
 
 
-def bound_recit(recit: Recit, mission: str | None, budget: int
-                ) -> tuple[Recit, str | None]:
-    """Within `budget`: free sections lose their oldest lines first, then Mission, then quotes.
+def recit_size(recit: Recit, mission: str | None, labels: Labels) -> int:
+    """len(render_recit(recit, mission, labels)), by arithmetic."""
+    if recit.is_empty() and not mission:
+        return 0
+    return (frame_size(labels) + (mission_size(mission) if mission else 0)
+            + sum(quote_size(quote) for quote in recit.paroles)
+            + sum(line_size(line.text) for name in FREE_SECTIONS
+                  for line in recit.lines_of(name)))
 
-    Returns the bounded récit and the mission still shown (None once dropped). Measured
-    by arithmetic on the parts, once: a récit at its budget is bounded at every fold.
+
+def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
+                ) -> tuple[Recit, str | None]:
+    """What the view shows of the récit within `budget`, and the mission shown.
+
+    In order, while it fits: the Mission (cut further only when the headings and it alone
+    are over); the newest line of each free section, cut to MIN_LINE_CHARS (the newest
+    sections first); the quotes, newest first and whole; then those newest lines whole
+    and the free sections' other lines, newest first, each one that fits.
     """
-    sections = {name: list(recit.lines_of(name)) for name in FREE_SECTIONS}
-    line_count = sum(len(lines) for lines in sections.values())
-    lines_size = sum(_line_size(line.text) for lines in sections.values() for line in lines)
-    quote_sizes, quotes_size = _quote_sizes(recit.paroles)
-    excess = _size(line_count, lines_size, len(quote_sizes), quotes_size, mission) - budget
-    if excess <= 0:
+    if recit_size(recit, mission, labels) <= budget:
         return recit, mission
-    # Lines leave oldest seq first across sections, each section from its front.
-    order = sorted((line.seq, FREE_SECTIONS.index(name), name)
-                   for name in FREE_SECTIONS for line in sections[name])
-    for _, _, name in order:
-        if excess <= 0:
+    room = budget - frame_size(labels)
+    if mission:
+        if mission_size(mission) > room:
+            mission = cut(mission, max(0, room - 3)) or None
+        room -= mission_size(mission) if mission else 0
+    chosen: dict[str, dict[int, Line]] = {name: {} for name in FREE_SECTIONS}
+    newest = sorted(((lines[-1], name) for name in FREE_SECTIONS
+                     if (lines := recit.lines_of(name))),
+                    key=lambda pair: pair[0].seq, reverse=True)
+    for line, name in newest:
+        short = Line(line.seq, cut(flatten(line.text), MIN_LINE_CHARS))
+        if line_size(short.text) <= room:
+            chosen[name][len(recit.lines_of(name)) - 1] = short
+            room -= line_size(short.text)
+    kept_quotes: list[Quote] = []
+    for quote in reversed(recit.paroles):
+        if quote_size(quote) > room:
             break
-        size = _line_size(sections[name].pop(0).text)
-        excess -= size
-        lines_size -= size
-        line_count -= 1
-    if mission and _size(line_count, lines_size, len(quote_sizes), quotes_size,
-                         mission) > budget:
-        mission = None
-    excess = _size(line_count, lines_size, len(quote_sizes), quotes_size, mission) - budget
-    dropped = 0
-    while dropped < len(quote_sizes) and excess > 0:
-        excess -= quote_sizes[dropped]
-        dropped += 1
-    return (Recit({name: tuple(lines) for name, lines in sections.items() if lines},
-                  recit.paroles[dropped:]), mission)
+        kept_quotes.append(quote)
+        room -= quote_size(quote)
+    others = sorted(((line.seq, -FREE_SECTIONS.index(name), index, name)
+                     for name in FREE_SECTIONS
+                     for index, line in enumerate(recit.lines_of(name))), reverse=True)
+    for _, _, index, name in others:
+        line = recit.lines_of(name)[index]
+        held = chosen[name].get(index)
+        extra = line_size(line.text) - (line_size(held.text) if held else 0)
+        if held != line and extra <= room:
+            chosen[name][index] = line
+            room -= extra
+    sections = {name: tuple(lines[index] for index in sorted(lines))
+                for name, lines in chosen.items() if lines}
+    return (msgspec.structs.replace(recit, sections=sections,
+                                    paroles=tuple(reversed(kept_quotes))), mission)

@@ -10,7 +10,6 @@ from typing import Any
 import msgspec
 
 from horizon.core.blocks import (
-    NET_ANSWER,
     Item,
     condensed_block,
     exchange_block,
@@ -18,8 +17,9 @@ from horizon.core.blocks import (
     net_block,
     notice,
 )
-from horizon.core.bound import MISSION_PREFIX, bound_text
+from horizon.core.bound import bound_text
 from horizon.core.entries import format_instant
+from horizon.core.labels import Labels
 from horizon.core.recit import (
     FREE_SECTIONS,
     MISSION,
@@ -31,10 +31,8 @@ from horizon.core.recit import (
 from horizon.core.recit import render_recit as recit_text
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import clean, flatten
-from horizon.core.zones import Zones
+from horizon.core.zones import Zones, mission_text
 
-ANSWER_POINTER = "[… réponse coupée ici : l'intégrale est au journal, #{seq}]"
-QUESTION_POINTER = "[… question coupée ici : l'intégrale est au journal, #{seq}]"
 # Step 2 empties the récit's bodies in this order; Mission goes last.
 RECIT_CUT_ORDER = (*FREE_SECTIONS, MISSION)
 
@@ -51,7 +49,9 @@ class _Parts:
     """The pieces of a view while the hard cut removes some of them."""
 
     def __init__(self, head: str, recit: Recit, mission: str | None, condense: list[Item],
-                 tail_notice: str, net: list[Item], net_texts: dict[int, str]) -> None:
+                 tail_notice: str, net: list[Item], net_texts: dict[int, str],
+                 labels: Labels) -> None:
+        self.labels = labels
         self.head = head
         self.recit = recit
         self.mission = mission
@@ -63,14 +63,15 @@ class _Parts:
         self.cuts: list[dict[str, Any]] = []
 
     def recit_block(self) -> str:
-        return recit_text(self.recit, self.mission, frozenset(self.dropped_sections))
+        return recit_text(self.recit, self.mission, self.labels,
+                          frozenset(self.dropped_sections))
 
     def zone_sizes(self) -> dict[str, int]:
         """The récit with its mission, the condensed blocks, and net with the fixed text
         that frames it (header and notice), as the budgets count them."""
         return {
             "recit": len(self.recit_block()),
-            "condense": sum(len(condensed_block(item)) for item in self.condense),
+            "condense": sum(len(condensed_block(item, self.labels)) for item in self.condense),
             "net": len(self.head) + len(self.notice)
             + sum(len(self.net_texts[item.seq]) for item in self.net),
         }
@@ -78,24 +79,25 @@ class _Parts:
     def text(self) -> str:
         return "".join([
             self.head, self.recit_block(),
-            *(condensed_block(item) for item in self.condense),
+            *(condensed_block(item, self.labels) for item in self.condense),
             self.notice,
             *(self.net_texts[item.seq] for item in self.net),
         ])
 
 
-def _cut_block(item: Item, room: int, which: str) -> str:
+def _cut_block(item: Item, room: int, which: str, labels: Labels) -> str:
     """The exchange block with its answer (or question) cut to fit `room` characters."""
-    pointer = (ANSWER_POINTER if which == "answer" else QUESTION_POINTER).format(seq=item.seq)
+    pointer = (labels.answer_pointer if which == "answer"
+               else labels.question_pointer).format(seq=item.seq)
     # Cleaned once, so every character kept is a character shown: a few rounds suffice.
     text = clean(item.answer if which == "answer" else item.question)
     keep = len(text)
     while True:
         shown = (text[:keep].rstrip() + "\n" + pointer) if keep > 0 else pointer
         if which == "answer":
-            block = exchange_block(item, NET_ANSWER, answer=shown)
+            block = exchange_block(item, labels.answer, labels, answer=shown)
         else:
-            block = exchange_block(item, NET_ANSWER, answer="", question=shown)
+            block = exchange_block(item, labels.answer, labels, answer="", question=shown)
         over = len(block) - room
         if over <= 0 or keep == 0:
             return block
@@ -107,15 +109,18 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     mission = mission or zones.first_lighthouse
     if not settings.actif:
         return _render_handoff(zones, bee, settings, mission)
+    labels = settings.labels
     head = header(bee, "horizon", zones.up_to, zones.at)
-    tail_notice = notice(bee)
-    recit, shown_mission = bound_recit(zones.recit, mission, settings.budget_recit)
-    net_texts = {item.seq: net_block(item) for item in zones.net}
-    parts = _Parts(head, recit, shown_mission, zones.condense, tail_notice, zones.net, net_texts)
+    tail_notice = notice(bee, labels)
+    recit, shown_mission = bound_recit(zones.recit, mission_text(mission, settings),
+                                       settings.budget_recit, labels)
+    net_texts = {item.seq: net_block(item, labels) for item in zones.net}
+    parts = _Parts(head, recit, shown_mission, zones.condense, tail_notice, zones.net, net_texts,
+                   labels)
     overhead = len(head) + len(tail_notice)
     last = zones.net[-1] if zones.net else None
     if last is not None and overhead + len(net_texts[last.seq]) > settings.budget_net:
-        net_texts[last.seq] = _cut_block(last, settings.budget_net - overhead, "answer")
+        net_texts[last.seq] = _cut_block(last, settings.budget_net - overhead, "answer", labels)
         parts.cuts.append({"step": 0, "seq": last.seq})
     before = parts.zone_sizes()
     _hard_cut(parts, settings.cap, last)
@@ -159,13 +164,13 @@ def _hard_cut(parts: _Parts, cap: int, last: Item | None) -> None:
         elif where == "net":
             parts.net = [item for item in parts.net if item.seq != seq]
         else:
-            parts.recit = Recit(parts.recit.sections,
-                                tuple(q for q in parts.recit.paroles if q.seq != seq))
+            parts.recit = msgspec.structs.replace(
+                parts.recit, paroles=tuple(q for q in parts.recit.paroles if q.seq != seq))
         size = len(parts.text())
         parts.cuts.append({"step": 4, "seq": seq})
     if size > cap and last is not None:
         room = len(parts.net_texts[last.seq]) - (size - cap)
-        parts.net_texts[last.seq] = _cut_block(last, max(room, 0), "question")
+        parts.net_texts[last.seq] = _cut_block(last, max(room, 0), "question", parts.labels)
         parts.cuts.append({"step": 5, "seq": last.seq})
 
 
@@ -199,7 +204,7 @@ def _render_handoff(zones: Zones, bee: str, settings: HorizonSettings, mission: 
                     ) -> View:
     lines = [header(bee, "handoff", zones.up_to, zones.at).rstrip("\n")]
     if mission:
-        lines.append(MISSION_PREFIX + flatten(mission))
+        lines.append(settings.labels.mission_prefix + flatten(mission))
     lines.extend(zones.turns)
     text = bound_text("".join(line + "\n" for line in lines), settings.handoff_max)
     summary = {"bee": bee, "mode": "handoff", "up_to": zones.up_to, "chars": len(text),

@@ -14,12 +14,15 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from horizon.core.labels import Labels, labels_for
+
 PROVIDERS = ("ollama", "openai")
 BUILTIN = "défaut intégré"
 CAP_MIN = 1000
 
 Budget = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 Floor = Literal["net", "condense", "recit"]
+Language = Literal["fr", "en"]
 _MODEL_PATTERN = re.compile(r"^(ollama|openai)/\S+$")
 
 
@@ -48,6 +51,12 @@ class HorizonSettings(msgspec.Struct, frozen=True, kw_only=True):
     handoff_max: int = 4096
     debounce_s: float = 2
     max_wait_s: float = 10
+    langue: Language = "fr"
+
+    @property
+    def labels(self) -> Labels:
+        """The view's words in the bee's language."""
+        return labels_for(self.langue)
 
     @property
     def cap(self) -> int:
@@ -82,6 +91,7 @@ class _HorizonLayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_wait_s: Annotated[float, msgspec.Meta(ge=0.05, le=86400)] | msgspec.UnsetType = (
         msgspec.UNSET
     )
+    langue: Language | msgspec.UnsetType = msgspec.UNSET
 
 
 HORIZON_KEYS = tuple(_HorizonLayer.__struct_fields__)
@@ -123,7 +133,7 @@ def _choices() -> dict[str, tuple[str, ...]]:
     """The values each key with a fixed set of them accepts, by key path."""
     hints = {**get_type_hints(GlobalConfig),
              **{f"log.{key}": value for key, value in get_type_hints(LogConfig).items()},
-             "plancher_phare": Floor}
+             "plancher_phare": Floor, "langue": Language}
     return {key: get_args(hint) for key, hint in hints.items() if get_origin(hint) is Literal}
 
 

@@ -18,6 +18,7 @@ class Condensed(msgspec.Struct, frozen=True):
 
     text: str
     level: str
+    whole: bool = False  # the answer as written, only its whitespace folded
 
 
 class Folded(msgspec.Struct, frozen=True):

@@ -98,7 +98,8 @@ def advance_chain(queue: FoldQueue, folded: Folded, merged: list[Item], count: i
     """The models folded the first `count` queued batches: the chain moves on; once the
     queue is empty, their récit is the one to show (returned with its level)."""
     assert queue.chain is not None
-    queue.chain = compose_recit(queue.chain, folded.recit, merged, ctx, first_lighthouse)
+    queue.chain = compose_recit(queue.chain, folded.recit.sections, merged, ctx,
+                                first_lighthouse)
     del queue.batches[:count]
     if queue.batches:
         return None
@@ -113,7 +114,7 @@ def take_condensed(zones: Zones, result: ModelResult, ctx: Context) -> bool:
     if condensed is None or condensed.level == TRUNCATION:
         return False
     if not replace_condensed(zones, result.seqs[0], result.content, condensed.text,
-                             condensed.level):
+                             condensed.level, ctx.settings):
         return False  # folded meanwhile: the text stays in the cache for rebuilds
     fold_if_over(zones, ctx, Changes())
     return True

@@ -18,11 +18,11 @@ import msgspec
 
 from horizon.core.blocks import Item, condensed_size, net_overhead, net_size
 from horizon.core.entries import Entry, Rejection
-from horizon.core.recit import Quote, Recit, bound_recit, fits_one_more_line
+from horizon.core.recit import Line, Quote, Recit, add_quotes
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION, Summarizer
-from horizon.core.text import flatten
-from horizon.core.truncation import Truncation, next_step
+from horizon.core.text import cut, flatten
+from horizon.core.truncation import Truncation
 from horizon.core.turns import append_turns
 
 CONVERSATION = "conversation"
@@ -126,7 +126,7 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
         answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
         writer_id=record.writer_id, content=content_hash(record),
     )
-    item.chars = net_size(item)
+    item.chars = net_size(item, ctx.settings.labels)
     zones.net.append(item)
     zones.net_chars += item.chars
     _evict(zones, ctx, changes)
@@ -155,7 +155,7 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     else:
         # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
         # over budget, which costs what leaves rather than all that net holds.
-        size = net_overhead(ctx.bee) + zones.net_chars
+        size = net_overhead(ctx.bee, ctx.settings.labels) + zones.net_chars
         count = 0
         while size > settings.budget_net and count < len(net) - 1:
             size -= net[count].chars
@@ -190,7 +190,7 @@ def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[
     budget, lighthouses last when net is their floor."""
     settings = ctx.settings
     protect = settings.plancher_phare == "net"
-    overhead = net_overhead(ctx.bee)
+    overhead = net_overhead(ctx.bee, ctx.settings.labels)
     last = zones.net[-1]
     leaving: list[Item] = []
     kept: list[Item] = []
@@ -228,7 +228,8 @@ def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
     condensed = ctx.summarizer.condense(item)
     item.answer = condensed.text
     item.source = condensed.level
-    item.chars = condensed_size(item)
+    item.whole = condensed.whole
+    item.chars = condensed_size(item, ctx.settings.labels)
     if not zones.condense or zones.condense[-1].seq < item.seq:
         zones.condense.append(item)  # the usual case: evicted after all it holds
     else:
@@ -237,14 +238,16 @@ def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
     zones.condense_chars += item.chars
 
 
-def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: str) -> bool:
+def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: str,
+                      settings: HorizonSettings) -> bool:
     """A model's condensation replaces the truncated one, if the entry is still there."""
     for item in zones.condense:
         if item.seq == seq and item.content == content:
             zones.condense_chars -= item.chars
             item.answer = text
             item.source = level
-            item.chars = condensed_size(item)
+            item.whole = False
+            item.chars = condensed_size(item, settings.labels)
             zones.condense_chars += item.chars
             return True
     return False
@@ -265,13 +268,15 @@ def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
             if not (protect and item.lighthouse):
                 batch.add(item.seq)
                 size -= item.chars
-    # The lighthouses left are at most what is left: measure them only when that is over.
-    if protect and size > budget:
+    # Lighthouses stay at their floor within half the budget, so that a fold always
+    # brings the zone back to half and folds stay rare. The lighthouses left are at most
+    # what is left: measure them only when that is over half.
+    if protect and zones.condense_chars > budget and size > budget // 2:
         lighthouse_size = sum(
             item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
         )
         for item in zones.condense:
-            if lighthouse_size <= budget:
+            if lighthouse_size <= budget // 2:
                 break
             if item.lighthouse and item.seq not in batch:
                 batch.add(item.seq)
@@ -301,44 +306,40 @@ def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
         zones.recit_level = TRUNCATION
         return
     folded = ctx.summarizer.fold(before, batch)
-    zones.recit = compose_recit(before, folded.recit, batch, ctx, zones.first_lighthouse)
+    zones.recit = compose_recit(before, folded.recit.sections, batch, ctx,
+                                zones.first_lighthouse)
     zones.recit_level = folded.level
 
 
 def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncation: Truncation,
                        first_lighthouse: str | None) -> Recit:
-    """compose_recit over truncation's fold, without making the fold when none of its
-    lines could stay.
-
-    A récit whose free sections are empty is usually one its quotes fill, where every
-    fold's lines are dropped by the bound at once. The fold's newest line is its
-    Prochaine étape, which the bound drops last; when the quotes and Mission leave no
-    room for that one line, they leave none for any, and the outcome is the bound of the
-    quotes alone.
-    """
-    if not any(before.sections.values()):
-        paroles = before.paroles + _quotes(batch)
-        mission = mission_of(ctx, first_lighthouse)
-        budget = ctx.settings.budget_recit
-        if not fits_one_more_line(paroles, mission, next_step(batch[-1].seq), budget):
-            return bound_recit(Recit({}, paroles), mission, budget)[0]
-    return compose_recit(before, truncation.fold_recit(before, batch), batch, ctx,
-                         first_lighthouse)
+    """compose_recit over truncation's own sections."""
+    return compose_recit(before, None, batch, ctx, first_lighthouse, truncation)
 
 
-def _quotes(batch: list[Item]) -> tuple[Quote, ...]:
-    return tuple(Quote(item.seq, item.question) for item in batch
-                 if item.lighthouse and item.question.strip())
+def _quotes(batch: list[Item]) -> list[Quote]:
+    return [Quote(item.seq, item.question) for item in batch
+            if item.lighthouse and item.question.strip()]
 
 
-def compose_recit(before: Recit, folded: Recit, batch: list[Item], ctx: Context,
-                  first_lighthouse: str | None) -> Recit:
-    """The summarizer's free sections, the daemon's quotes of folded lighthouses, bounded."""
-    merged = Recit(folded.sections, before.paroles + _quotes(batch))
-    bounded, _ = bound_recit(merged, mission_of(ctx, first_lighthouse), ctx.settings.budget_recit)
-    return bounded
+def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
+                  batch: list[Item], ctx: Context, first_lighthouse: str | None,
+                  truncation: Truncation | None = None) -> Recit:
+    """The free sections a summarizer wrote (None: truncation's), truncation's memory of
+    the folded entries (kept whatever level writes, so the rules can take over at any
+    fold), and the daemon's quotes of the folded lighthouses merged in. What the view
+    shows of it is chosen when it renders."""
+    learnt = (truncation or Truncation(ctx.settings.ligne_max)).fold_recit(before, batch)
+    if sections is not None:
+        learnt = msgspec.structs.replace(learnt, sections=sections)
+    return add_quotes(learnt, _quotes(batch), ctx.settings.budget_recit)
 
 
 def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:
     """The Mission text: the bee's `mission` when set, else its first lighthouse question."""
-    return ctx.mission if ctx.mission else first_lighthouse
+    return mission_text(ctx.mission if ctx.mission else first_lighthouse, ctx.settings)
+
+
+def mission_text(mission: str | None, settings: HorizonSettings) -> str | None:
+    """One line, cut to `ligne_max`: what the récit pays for first."""
+    return cut(flatten(mission), settings.ligne_max) or None if mission else None

@@ -16,8 +16,9 @@ from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
 
 # 2: the fold queue left the zones; 3: rejected lines counted by reason, the settings
-# that made the state kept with it. An older state is rebuilt.
-STATE_FORMAT = 3
+# that made the state kept with it; 4: the récit keeps the facts its rules learnt and
+# every quote's seqs (ADR 0008). An older state is rebuilt.
+STATE_FORMAT = 4
 
 
 class StateTooNew(Exception):

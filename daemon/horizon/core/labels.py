@@ -1,0 +1,86 @@
+"""The words of a view, in the hive's language (`langue`): labels, headings, notice.
+
+Names that programs read (the header line, `render --json`, files) never change with the
+language; only what the bee reads does. Sections are stored under their French names and
+shown under the language's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MISSION = "Mission"
+DECISIONS = "Décisions"
+FILES = "Fichiers"
+ERRORS = "Erreurs"
+PAROLES = "Paroles de l'apicultrice"
+WORK = "Travail en cours"
+NEXT = "Prochaine étape"
+SECTIONS = (MISSION, DECISIONS, FILES, ERRORS, PAROLES, WORK, NEXT)
+
+
+@dataclass(frozen=True)
+class Labels:
+    language: str
+    question: str
+    answer: str
+    condensed_answer: str
+    tool: str
+    sender: str
+    lighthouse: str
+    recit_title: str
+    section_titles: tuple[str, ...]  # in the order of SECTIONS
+    mission_prefix: str  # the handoff mode's mission line
+    notice_template: str  # {bee}: the bee's name
+    answer_pointer: str  # {seq}: where a cut answer is whole
+    question_pointer: str
+
+    def title(self, section: str) -> str:
+        return self.section_titles[SECTIONS.index(section)]
+
+    def notice(self, bee: str) -> str:
+        return self.notice_template.format(bee=bee) + "\n"
+
+
+FRENCH = Labels(
+    language="fr",
+    question="Question :",
+    answer="Réponse :",
+    condensed_answer="Réponse condensée :",
+    tool="outil",
+    sender="de",
+    lighthouse="phare",
+    recit_title="## Récit de soi",
+    section_titles=SECTIONS,
+    mission_prefix="**Mission :** ",
+    notice_template=(
+        "[horizon : le passé plus ancien est condensé ci-dessus ; l'historique intégral vit "
+        "au journal window/{bee}-messages.jsonl et window/archive/]"),
+    answer_pointer="[… réponse coupée ici : l'intégrale est au journal, #{seq}]",
+    question_pointer="[… question coupée ici : l'intégrale est au journal, #{seq}]",
+)
+
+ENGLISH = Labels(
+    language="en",
+    question="Question:",
+    answer="Answer:",
+    condensed_answer="Condensed answer:",
+    tool="tool",
+    sender="from",
+    lighthouse="lighthouse",
+    recit_title="## Self-narrative",
+    section_titles=("Mission", "Decisions", "Files", "Errors", "Operator's words",
+                    "Work in progress", "Next step"),
+    mission_prefix="**Mission:** ",
+    notice_template=(
+        "[horizon: older past is condensed above; the full history lives in the journal "
+        "window/{bee}-messages.jsonl and window/archive/]"),
+    answer_pointer="[… answer cut here: the whole is in the journal, #{seq}]",
+    question_pointer="[… question cut here: the whole is in the journal, #{seq}]",
+)
+
+LANGUAGES = {labels.language: labels for labels in (FRENCH, ENGLISH)}
+
+
+def labels_for(language: str) -> Labels:
+    return LANGUAGES[language]
