@@ -52,6 +52,7 @@ def horizon_settings(draw: st.DrawFn, actif: bool = True) -> HorizonSettings:
         plancher_phare=draw(st.sampled_from(["net", "condense", "recit"])),
         ligne_max=draw(st.integers(min_value=16, max_value=300)),
         handoff_max=draw(st.integers(min_value=1000, max_value=6000)),
+        langue=draw(st.sampled_from(["fr", "en"])),
     )
 
 
