@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench eval clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ unit: $(DEV_STAMP)
 
 bench: $(RUN_STAMP)
 	$(BIN)/python bench/run.py
+
+# What the view remembers of a long synthetic session; exits 1 when a target is not met.
+eval: $(RUN_STAMP)
+	$(BIN)/python bench/memory.py
 
 clean:
 	rm -rf $(VENV) demo-hive build dist daemon/*.egg-info \
