@@ -748,21 +748,21 @@ def test_rebuilding_at_an_earlier_now_records_no_clock_skew(tmp_path: Path) -> N
 
 
 def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
-    """Format 3 kept no memory of what the récit's rules learnt; format 4 does. A format-3
-    state is read as no state: the engine rebuilds, and says so."""
+    """Format 4 kept no signals with condensed entries; format 5 does. A format-4 state is
+    read as no state: the engine rebuilds, and says so."""
     hive = make_hive(tmp_path, [entry(f"q{n}") for n in range(12)], bee_toml=HORIZON_ON)
     current = engine_pass(hive)
     path = hive / "horizon" / BEE / "state.json"
     previous = json.loads(path.read_bytes())
-    previous["format"] = 3
-    for name in ("heard", "facts", "folded"):
-        previous["zones"]["recit"].pop(name, None)
+    previous["format"] = 4
+    for item in previous["zones"]["condense"]:
+        item.pop("signals", None)
     path.write_text(json.dumps(previous), encoding="utf-8")
 
     assert load_state(hive, BEE) is None
     again = engine_pass(hive)
     assert again.rebuilt
-    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 4
+    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 5
     assert msgspec.to_builtins(again.state) == msgspec.to_builtins(current.state)
 
 

@@ -12,7 +12,7 @@ import bisect
 import copy
 import hashlib
 
-from horizon.core.blocks import Item, condensed_block, header, net_block, notice
+from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
 from horizon.core.entries import Entry, Rejection
 from horizon.core.labels import Labels
 from horizon.core.recit import (
@@ -35,10 +35,10 @@ from horizon.core.recit import (
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
 from horizon.core.truncation import (
-    _CLOSED,
-    _FAILURE,
+    ERRORS_WINDOW,
     WINDOW,
-    stated_next_step,
+    is_passing_word,
+    signals_of,
     ticket_ids,
 )
 from horizon.core.turns import append_turns
@@ -124,59 +124,68 @@ def _gist(item: Item) -> str:
     return flatten(item.question) or flatten(item.answer)
 
 
+def _fixes(later: Item, said: Signals, failed: Item, paths: tuple[str, ...]) -> bool:
+    """A success after a failure fixes it: the same tool on one of its paths (a failure
+    naming no path: the same tool; one from no tool: any success on its path)."""
+    if said.failure is not None:
+        return False
+    shared = bool(set(paths) & set(said.paths))
+    if not failed.tool:
+        return shared
+    return later.tool == failed.tool and (shared or not paths)
+
+
 def reference_facts(folded: list[Item], ligne_max: int) -> Facts:
-    """ADR 0008's facts read off the whole folded history at once."""
+    """ADR 0008's facts read off the whole folded history at once (each entry's signals
+    were read from its whole text when it left net)."""
     count = len(folded)
     window = range(max(0, count - WINDOW), count)
+    signals = [item.signals or signals_of(item) for item in folded]
     files: dict[str, Fact] = {}
     for index in window:
-        item = folded[index]
-        for path in reference_paths(f"{item.question}\n{item.answer}")[:12]:
+        for path in signals[index].paths:
             files.pop(path, None)
-            files[path] = Fact(item.seq, index + 1, path, path)
+            files[path] = Fact(folded[index].seq, index + 1, path, path)
     errors = []
-    for index in window:
-        item = folded[index]
-        if not _FAILURE.search(item.answer):
+    for index in range(max(0, count - ERRORS_WINDOW), count):
+        item, failed, paths = folded[index], signals[index].failure, signals[index].paths
+        if failed is None:
             continue
-        paths = tuple(reference_paths(f"{item.question}\n{item.answer}")[:12])
-        fixed = any(
-            later.tool and not _FAILURE.search(later.answer)
-            and (later.tool == item.tool or set(paths) & set(
-                reference_paths(f"{later.question}\n{later.answer}")[:12]))
-            for later in folded[index + 1:])
-        if not fixed:
-            errors.append(Fact(item.seq, index + 1, cut(f"{_label(item)} : "
-                                                         f"{flatten(item.answer)}", ligne_max),
-                               item.tool or "", paths))
+
+        if not any(_fixes(folded[later], signals[later], item, paths)
+                   for later in range(index + 1, count)):
+            where = f" {', '.join(paths[:2])}" if paths else ""
+            errors.append(Fact(item.seq, index + 1, cut(
+                f"{_label(item)}{where} : {flatten(failed)}", min(ligne_max, 160)),
+                item.tool or "", paths))
     decisions = [Fact(item.seq, index + 1, cut(f"#{item.seq} {flatten(item.question)} → "
                                                f"{flatten(item.answer)}", ligne_max))
                  for index in window if (item := folded[index]).type == "conversation"
-                 and item.question.strip()]
-    last_mention: dict[str, tuple[int, int]] = {}
-    for index, item in enumerate(folded):
-        for order, name in enumerate(ticket_ids(f"{item.question}\n{item.answer[:600]}")):
+                 and item.question.strip() and not flatten(item.question).endswith("?")]
+    last_mention: dict[str, int] = {}
+    for index in range(count):
+        for name in signals[index].tickets:
             last_mention.pop(name, None)
-            last_mention[name] = (index, order)
-    tickets = []
-    for name, (index, _) in last_mention.items():
-        item = folded[index]
-        head = f"{item.question}\n{item.answer[:600]}"
-        if index in window and not _CLOSED.search(head):
-            tickets.append(Fact(item.seq, index + 1,
-                                cut(f"{name} : {_gist(item)} (#{item.seq})", ligne_max), name))
+            last_mention[name] = index
+    tickets = [Fact(folded[index].seq, index + 1,
+                    cut(f"{name} : {_gist(folded[index])} (#{folded[index].seq})", ligne_max),
+                    name)
+               for name, index in last_mention.items()
+               if index in window and not signals[index].closes]
     tasks = [Fact(item.seq, index + 1, cut(f"{_label(item)} : {_gist(item)}", ligne_max))
              for index, item in enumerate(folded)
              if not item.tool and item.type != "tool" and _gist(item)][-2:]
     tasks = [fact for fact in tasks if fact.index - 1 in window]
     next_step = None
     for index, item in enumerate(folded):
-        if item.type == "conversation" and item.lighthouse and item.question.strip():
+        if signals[index].next_step is not None:
+            next_step = Fact(item.seq, index + 1,
+                             cut(f"#{item.seq} {signals[index].next_step}", ligne_max))
+        elif (item.type == "conversation" and item.lighthouse and item.question.strip()
+              and not flatten(item.question).endswith("?") and ticket_ids(item.question)):
             next_step = Fact(item.seq, index + 1, cut(
                 f"#{item.seq} {item.sender or 'apicultrice'} : {flatten(item.question)}",
                 ligne_max))
-        elif (stated := stated_next_step(item.answer)) is not None:
-            next_step = Fact(item.seq, index + 1, cut(f"#{item.seq} {stated}", ligne_max))
     return Facts(tuple(files.values()), tuple(errors), tuple(decisions), tuple(tickets),
                  tuple(tasks), next_step)
 
@@ -184,7 +193,7 @@ def reference_facts(folded: list[Item], ligne_max: int) -> Facts:
 def reference_recit(folded: list[Item], ligne_max: int, budget_recit: int) -> Recit:
     """The récit of a folded history: a function of the entries and their order."""
     facts = reference_facts(folded, ligne_max)
-    work = sorted([*facts.tickets[-3:], *facts.tasks], key=lambda fact: fact.seq)
+    work = [*facts.tasks, *facts.tickets[-3:]]
     sections = {
         DECISIONS: tuple(Line(f.seq, f.text) for f in facts.decisions),
         FILES: tuple(Line(f.seq, f"{f.text} (#{f.seq})") for f in facts.files),
@@ -202,12 +211,17 @@ def reference_recit(folded: list[Item], ligne_max: int, budget_recit: int) -> Re
         seqs = [item.seq for item in items]
         key = quote_key(items[-1].question)
         heard[key] = Heard(len(seqs), seqs[0], tuple(seqs[1:])[-5:])
-        quotes.append(Quote(seqs[-1], items[-1].question,
-                            (seqs[0], *tuple(seqs[1:])[-5:]), len(seqs)))
-    quotes.sort(key=lambda quote: said.index(next(i for i in said if i.seq == quote.seq)))
-    kept: list[Quote] = []
-    while quotes and sum(quote_size(q) for q in [quotes[-1], *kept]) <= budget_recit:
-        kept.insert(0, quotes.pop())
+        quotes.append(Quote(seqs[-1], items[-1].question, (seqs[0], *tuple(seqs[1:])[-5:]),
+                            len(seqs), is_passing_word(items[-1].question)))
+    quotes.sort(key=lambda quote: quote.seq)  # each at its newest saying
+    kept = []
+    for passing in (False, True):  # each kind keeps its newest within the budget
+        kind = [quote for quote in quotes if quote.passing == passing]
+        taken: list[Quote] = []
+        while kind and sum(quote_size(q) for q in [kind[-1], *taken]) <= budget_recit:
+            taken.insert(0, kind.pop())
+        kept += taken
+    kept.sort(key=lambda quote: quote.seq)
     return Recit({name: lines for name, lines in sections.items() if lines}, tuple(kept),
                  heard, facts, len(folded))
 
@@ -289,6 +303,7 @@ class Reference:
         zones.net = [*kept, last]
         zones.net_chars = sum(item.chars for item in zones.net)
         for item in sorted(leaving, key=lambda item: item.seq):
+            item.signals = signals_of(item)
             condensed = flat_cut(item.answer, settings.ligne_max)
             item.whole = condensed == flatten(item.answer)
             item.answer = condensed

@@ -19,6 +19,17 @@ FORMAT = 1
 _RESERVED_SEQ = 10**12 - 1
 
 
+class Signals(msgspec.Struct, frozen=True):
+    """What the récit's rules read in an exchange, taken from its whole text when it
+    leaves net (condensé then holds only the head of its answer)."""
+
+    failure: str | None = None  # the line where it reports a failure
+    paths: tuple[str, ...] = ()  # the files it works on
+    tickets: tuple[str, ...] = ()
+    closes: bool = False  # it says its tickets are done
+    next_step: str | None = None  # the bee's own stated next step
+
+
 class Item(msgspec.Struct):
     """An exchange held in net (answer whole) or condensé (answer condensed)."""
 
@@ -35,6 +46,7 @@ class Item(msgspec.Struct):
     source: str = ""
     content: str = ""  # a hash of the exchange as written: the model cache's key
     whole: bool = False  # in condensé: the answer needed no condensing
+    signals: Signals | None = None  # set when it leaves net
 
 
 def header(bee: str, mode: str, up_to: int, at: float) -> str:

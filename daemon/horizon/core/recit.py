@@ -53,6 +53,8 @@ class Quote(msgspec.Struct, frozen=True):
     text: str
     seqs: tuple[int, ...] = ()
     count: int = 1
+    # Words that expire (a question, words about a ticket) leave before standing ones.
+    passing: bool = False
 
     def shown_seqs(self) -> str:
         seqs = self.seqs or (self.seq,)
@@ -130,15 +132,25 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
                         (*before.newest, quote.seq)[-NEWEST_SEQS:])
         heard[key] = now
         paroles = [held for held in paroles if quote_key(held.text) != key]
-        paroles.append(Quote(quote.seq, quote.text, (now.first, *now.newest), now.count))
+        paroles.append(Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
+                             quote.passing))
+    kept = {id(quote) for passing in (False, True)
+            for quote in newest_within([q for q in paroles if q.passing == passing],
+                                       keep_chars)}
+    return msgspec.structs.replace(
+        recit, paroles=tuple(quote for quote in paroles if id(quote) in kept), heard=heard)
+
+
+def newest_within(quotes: list[Quote], room: int) -> list[Quote]:
+    """The newest quotes whose sizes add up within `room`, up to the first that does not
+    fit (older ones go first, whole)."""
     kept: list[Quote] = []
-    size = 0
-    for quote in reversed(paroles):
-        size += quote_size(quote)
-        if size > keep_chars:
+    for quote in reversed(quotes):
+        room -= quote_size(quote)
+        if room < 0:
             break
         kept.append(quote)
-    return msgspec.structs.replace(recit, paroles=tuple(reversed(kept)), heard=heard)
+    return kept
 
 
 @functools.lru_cache(maxsize=4096)
@@ -215,8 +227,9 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
 
     In order, while it fits: the Mission (cut further only when the headings and it alone
     are over); the newest line of each free section, cut to MIN_LINE_CHARS (the newest
-    sections first); the quotes, newest first and whole; then those newest lines whole
-    and the free sections' other lines, newest first, each one that fits.
+    sections first); the standing quotes, newest first and whole, then those that expire
+    likewise; then those newest lines whole and the free sections' other lines, newest
+    first, each one that fits.
     """
     if recit_size(recit, mission, labels) <= budget:
         return recit, mission
@@ -234,12 +247,11 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
         if line_size(short.text) <= room:
             chosen[name][len(recit.lines_of(name)) - 1] = short
             room -= line_size(short.text)
-    kept_quotes: list[Quote] = []
-    for quote in reversed(recit.paroles):
-        if quote_size(quote) > room:
-            break
-        kept_quotes.append(quote)
-        room -= quote_size(quote)
+    kept_quotes: set[int] = set()
+    for passing in (False, True):  # standing words first, then those that expire
+        for quote in newest_within([q for q in recit.paroles if q.passing == passing], room):
+            kept_quotes.add(id(quote))
+            room -= quote_size(quote)
     others = sorted(((line.seq, -FREE_SECTIONS.index(name), index, name)
                      for name in FREE_SECTIONS
                      for index, line in enumerate(recit.lines_of(name))), reverse=True)
@@ -252,5 +264,6 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
             room -= extra
     sections = {name: tuple(lines[index] for index in sorted(lines))
                 for name, lines in chosen.items() if lines}
-    return (msgspec.structs.replace(recit, sections=sections,
-                                    paroles=tuple(reversed(kept_quotes))), mission)
+    return (msgspec.structs.replace(
+        recit, sections=sections,
+        paroles=tuple(quote for quote in recit.paroles if id(quote) in kept_quotes)), mission)

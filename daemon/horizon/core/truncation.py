@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from horizon.core.blocks import Item
+from horizon.core.blocks import Item, Signals
 from horizon.core.recit import (
     DECISIONS,
     ERRORS,
@@ -32,6 +32,8 @@ LEVEL = TRUNCATION
 # Facts older than this many folded entries are forgotten: the récit speaks of the recent
 # folded past (the older one is in the journal, and in Paroles for the operator's words).
 WINDOW = 48
+# Open failures are kept longer: one nobody fixed still matters far from where it broke.
+ERRORS_WINDOW = 400
 PATHS_PER_ENTRY = 12
 TICKETS_PER_ENTRY = 3
 OPEN_TICKETS = 3
@@ -50,9 +52,22 @@ _FAILURE = re.compile(
 _FAILURE_STEMS = ("error", "erreur", "échec", "échoué", "fail", "exception", "traceback",
                   "fatal", "panic", "denied", "refusé", "introuvable", "not found")
 _CASE_ODDITIES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+# `ABC-12` (capitals: `pytest-8` is a version), `ticket 42`, `issue #7`, a bare `#5845`.
 _TICKET = re.compile(
     r"\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b"
-    r"|\b(?:ticket|issue|bug|task|tâche)\s+#?(\d{1,6})\b", re.IGNORECASE)
+    r"|\b(?i:ticket|issue|bug|task|tâche)\s+#?(\d{1,6})\b"
+    r"|(?<![\w#&])#(\d{2,6})\b")
+_EXIT_STATUS = re.compile(r"\bexit (?:status|code) [1-9]", re.IGNORECASE)
+# A path without a folder is a file name only with an extension files have.
+_FILE_EXTENSIONS = frozenset({
+    "py", "pyi", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "java", "kt", "c",
+    "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "sh", "bash", "zsh",
+    "ps1", "md", "rst", "txt", "toml", "yaml", "yml", "json", "jsonl", "ini", "cfg",
+    "conf", "env", "lock", "sql", "csv", "xml", "html", "htm", "css", "scss", "vue",
+    "svelte", "proto", "graphql", "tf", "ipynb", "dockerfile", "makefile", "mk", "gradle"
+})
+SCANNED_CHARS = 400  # of a question and an answer, where the files worked on are named
+ERROR_LINE_CHARS = 160
 _CLOSED = re.compile(
     r"\b(closed?|closing|fixed|resolved|done|merged|shipped|completed|"
     r"ferm[ée]e?s?|résolue?s?|terminée?s?|corrigée?s?|livrée?s?|clos(?:e|es)?)\b",
@@ -75,12 +90,54 @@ def reports_failure(original: str) -> bool:
 
 
 def ticket_ids(text: str) -> list[str]:
-    """Ticket or issue names (`ABC-12`, `ticket 42`, `issue #7`), first seen first."""
+    """Ticket or issue names (`ABC-12`, `ticket 42`, `issue #7`, `#5845`), first seen
+    first."""
     found: dict[str, None] = {}
     for match in _TICKET.finditer(text):
-        name = match.group(1).upper() if match.group(1) else f"#{match.group(2)}"
+        name = match.group(1) or f"#{match.group(2) or match.group(3)}"
         found.setdefault(name, None)
     return list(found)[:TICKETS_PER_ENTRY]
+
+
+def files_named(item: Item) -> tuple[str, ...]:
+    """The files an entry works on: paths named at the head of its question (a command, a
+    file tool's target) and, for the bee's own words, of its answer; a bare name counts
+    when its extension is a file's."""
+    head = item.question[:SCANNED_CHARS]
+    if not item.tool:  # a tool's output names what it met, not what the bee worked on
+        head += "\n" + item.answer[:SCANNED_CHARS]
+    return tuple(path for path in named_paths(head)
+                 if "/" in path or path.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+                 )[:PATHS_PER_ENTRY]
+
+
+def failure_line(item: Item) -> str | None:
+    """The line where an entry reports a failure, or None. A tool says so on its last
+    line (a summary, an error, a non-zero exit status: then the error line above it) or,
+    for a file tool, its first; what it printed between is the file or log it met. The
+    bee's own prose says so anywhere."""
+    lines = [line for line in item.answer.splitlines() if line.strip()]
+    if not lines:
+        return None
+    if not item.tool:
+        return next((line for line in reversed(lines) if reports_failure(line)), None)
+    last = lines[-1]
+    if reports_failure(last):
+        return last
+    if _EXIT_STATUS.search(last):
+        before = lines[-2] if len(lines) > 1 else ""
+        return before if reports_failure(before) or before.strip() else last
+    return lines[0] if len(lines) > 1 and reports_failure(lines[0]) else None
+
+
+def is_question(text: str) -> bool:
+    return flatten(text).endswith("?")
+
+
+def is_passing_word(text: str) -> bool:
+    """Operator words that expire: a question (the bee answered it) or words about a
+    ticket (done when the ticket is). Standing instructions outlast them."""
+    return is_question(text) or bool(ticket_ids(text))
 
 
 def stated_next_step(answer: str) -> str | None:
@@ -97,31 +154,37 @@ def _gist(item: Item) -> str:
     return flatten(item.question) or flatten(item.answer)
 
 
+def signals_of(item: Item) -> Signals:
+    """What the rules read in an exchange, while its whole answer is at hand."""
+    head = f"{item.question}\n{item.answer[:TICKET_SCAN_CHARS]}"
+    return Signals(failure_line(item), files_named(item), tuple(ticket_ids(head)),
+                   _CLOSED.search(head) is not None, stated_next_step(item.answer))
+
+
 def learn(facts: Facts, item: Item, index: int, ligne_max: int) -> Facts:
     """What one folded entry teaches, the entry being the `index`-th folded."""
-    paths = tuple(named_paths(f"{item.question}\n{item.answer}")[:PATHS_PER_ENTRY])
+    signals = item.signals or signals_of(item)
+    paths = signals.paths
     files = [fact for fact in facts.files if fact.key not in paths]
     files += [Fact(item.seq, index, path, path) for path in paths]
-    failed = reports_failure(item.answer)
+    failed = signals.failure
     errors = list(facts.errors)
-    if not failed and item.tool:
-        # A success of the same tool, or a tool working on the same path, fixes it.
-        errors = [fact for fact in errors
-                  if fact.key != item.tool and not set(fact.paths) & set(paths)]
-    if failed:
-        errors.append(Fact(item.seq, index, cut(f"{_label(item)} : {flatten(item.answer)}",
-                                                ligne_max), item.tool or "", paths))
+    if failed is None:
+        errors = [fact for fact in errors if not fixes(item, paths, fact)]
+    else:
+        where = f" {', '.join(paths[:2])}" if paths else ""
+        errors.append(Fact(item.seq, index, cut(
+            f"{_label(item)}{where} : {flatten(failed)}", min(ligne_max, ERROR_LINE_CHARS)),
+            item.tool or "", paths))
     decisions = list(facts.decisions)
-    if item.type == CONVERSATION and item.question.strip():
+    if item.type == CONVERSATION and item.question.strip() and not is_question(item.question):
         decisions.append(Fact(item.seq, index, cut(
             f"#{item.seq} {flatten(item.question)} → {flatten(item.answer)}", ligne_max)))
     tickets = list(facts.tickets)
-    head = f"{item.question}\n{item.answer[:TICKET_SCAN_CHARS]}"
-    named = ticket_ids(head)
+    named = signals.tickets
     if named:
-        closed = _CLOSED.search(head) is not None
         tickets = [fact for fact in tickets if fact.key not in named]
-        if not closed:
+        if not signals.closes:
             tickets += [Fact(item.seq, index, cut(f"{name} : {_gist(item)} (#{item.seq})",
                                                   ligne_max), name) for name in named]
     tasks = list(facts.tasks)
@@ -129,32 +192,47 @@ def learn(facts: Facts, item: Item, index: int, ligne_max: int) -> Facts:
         tasks = [*tasks, Fact(item.seq, index, cut(f"{_label(item)} : {_gist(item)}",
                                                    ligne_max))][-TASKS:]
     next_step = facts.next
-    if item.type == CONVERSATION and item.lighthouse and item.question.strip():
+    if (stated := signals.next_step) is not None:
+        next_step = Fact(item.seq, index, cut(f"#{item.seq} {stated}", ligne_max))
+    elif (item.type == CONVERSATION and item.lighthouse and item.question.strip()
+          and not is_question(item.question) and ticket_ids(item.question)):
         asker = item.sender or "apicultrice"
         next_step = Fact(item.seq, index, cut(f"#{item.seq} {asker} : "
                                               f"{flatten(item.question)}", ligne_max))
-    elif (stated := stated_next_step(item.answer)) is not None:
-        next_step = Fact(item.seq, index, cut(f"#{item.seq} {stated}", ligne_max))
     return Facts(tuple(files), tuple(errors), tuple(decisions), tuple(tickets), tuple(tasks),
                  next_step)
 
 
+def fixes(item: Item, paths: tuple[str, ...], failure: Fact) -> bool:
+    """Whether a successful entry fixes a failure: the same tool on one of its paths (a
+    failure naming no path: the same tool; one from no tool: any success on its path)."""
+    shared = bool(set(failure.paths) & set(paths))
+    if not failure.key:
+        return shared
+    if item.tool != failure.key:
+        return False
+    return shared or not failure.paths
+
+
 def within_window(facts: Facts, folded: int) -> Facts:
-    """The facts of the last WINDOW folded entries (the next step excepted: the newest one
-    stands until another replaces it)."""
+    """The facts of the last WINDOW folded entries (open failures: ERRORS_WINDOW; the next
+    step: the newest one stands until another replaces it)."""
     oldest = folded - WINDOW
 
     def recent(kept: tuple[Fact, ...]) -> tuple[Fact, ...]:
         return tuple(fact for fact in kept if fact.index > oldest)
 
-    return Facts(recent(facts.files), recent(facts.errors), recent(facts.decisions),
-                 recent(facts.tickets), recent(facts.tasks), facts.next)
+    return Facts(recent(facts.files),
+                 tuple(fact for fact in facts.errors if fact.index > folded - ERRORS_WINDOW),
+                 recent(facts.decisions), recent(facts.tickets), recent(facts.tasks),
+                 facts.next)
 
 
 def sections_of(facts: Facts) -> dict[str, tuple[Line, ...]]:
-    """The free sections, each in seq order: what the view shows of them is chosen when it
-    renders, newest first."""
-    work = sorted([*facts.tickets[-OPEN_TICKETS:], *facts.tasks], key=lambda fact: fact.seq)
+    """The free sections, each oldest first (Travail en cours: the tasks, then the tickets
+    in flight): what the view shows of them is chosen when it renders."""
+    # The tickets in flight last: the newest of them is the line a full récit keeps.
+    work = [*facts.tasks, *facts.tickets[-OPEN_TICKETS:]]
     sections = {
         DECISIONS: tuple(Line(fact.seq, fact.text) for fact in facts.decisions),
         FILES: tuple(Line(fact.seq, f"{fact.text} (#{fact.seq})") for fact in facts.files),

@@ -22,7 +22,7 @@ from horizon.core.recit import Line, Quote, Recit, add_quotes
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION, Summarizer
 from horizon.core.text import cut, flatten
-from horizon.core.truncation import Truncation
+from horizon.core.truncation import Truncation, is_passing_word, signals_of
 from horizon.core.turns import append_turns
 
 CONVERSATION = "conversation"
@@ -225,6 +225,7 @@ def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[
 
 
 def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
+    item.signals = signals_of(item)  # the whole answer is still here
     condensed = ctx.summarizer.condense(item)
     item.answer = condensed.text
     item.source = condensed.level
@@ -318,8 +319,8 @@ def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncatio
 
 
 def _quotes(batch: list[Item]) -> list[Quote]:
-    return [Quote(item.seq, item.question) for item in batch
-            if item.lighthouse and item.question.strip()]
+    return [Quote(item.seq, item.question, passing=is_passing_word(item.question))
+            for item in batch if item.lighthouse and item.question.strip()]
 
 
 def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
