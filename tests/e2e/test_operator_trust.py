@@ -57,6 +57,7 @@ def test_status_exits_1_with_no_hive_and_with_no_daemon(tmp_path: Path) -> None:
     code, report = status(config)
     assert code == 1, "no daemon serves the hive"
     assert report["hives"][0]["daemon"]["running"] is False
+    assert f"{hive}: no daemon serves it" in horizon(config, "status").stderr
 
 
 def test_a_missing_hive_is_reported_and_taken_up_when_it_appears(

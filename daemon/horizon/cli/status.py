@@ -246,6 +246,10 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
         print(json.dumps({"hives": reports}, ensure_ascii=False, indent=2))
     else:
         _print(reports)
+    for report in reports:  # what pages an operator, said where scripts look for it
+        if report["exit"] == EXIT_PROBLEM:
+            problem = report.get("error") or "no daemon serves it"
+            print(f"horizon: {report['hive']}: {problem}", file=sys.stderr)
     return worst([report["exit"] for report in reports])
 
 
