@@ -15,7 +15,13 @@ from horizon.core.settings import Effective, GlobalConfig, SettingsError
 from horizon.hive.discovery import HiveError
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.lock import HiveLocked
-from horizon.hive.settings_files import config_path, config_source, effective_settings, load_global
+from horizon.hive.settings_files import (
+    anchored,
+    config_path,
+    config_source,
+    effective_settings,
+    load_global,
+)
 from horizon.hive.store import StateTooNew, load_state
 
 
@@ -51,7 +57,8 @@ def load_config_for_view(args: argparse.Namespace) -> tuple[GlobalConfig, str, s
         if path is None or not path.exists():
             raise
         warn(f"{error}; going on without it (the daemon keeps its last good settings)")
-        return GlobalConfig(), config_source(path), str(error)
+        # Built-in defaults, their relative paths (the log folder) beside config.json.
+        return anchored(GlobalConfig(), path.parent), config_source(path), str(error)
     return config, source, None
 
 

@@ -85,8 +85,8 @@ def discover(hive: Path, served: Collection[str] = ()) -> tuple[list[str], list[
 
 def _twin_kept(hive: Path, twins: list[str], served: Collection[str]) -> str | None:
     """The one of case twins that keeps being served: the one served already, else the
-    only one with derived files, else the only one the daemon's manifests record, else the
-    only one an operator's settings file names; None when that does not tell.
+    only one an operator's settings file names, else the only one the daemon's manifests
+    record, else the only one with derived files; None when that does not tell.
 
     Journals are the one thing a bee's side can create, so they never break the tie: the
     later signals come from files only the daemon or an operator writes, which keeps the

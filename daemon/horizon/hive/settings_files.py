@@ -97,10 +97,10 @@ def load_global(path: Path | None) -> GlobalConfig:
         raise SettingsError(str(path), "(syntax)", "nested too deeply") from None
     if not isinstance(document, dict):
         raise SettingsError(str(path), "(top)", "expected a JSON object")
-    return _anchored(validate_global(document, str(path)), path.parent)
+    return anchored(validate_global(document, str(path)), path.parent)
 
 
-def _anchored(config: GlobalConfig, base: Path) -> GlobalConfig:
+def anchored(config: GlobalConfig, base: Path) -> GlobalConfig:
     """Relative `hives` and `log.dir` mean beside config.json: a service's current folder
     is nobody's choice, and the same file must mean the same paths from any shell."""
     def anchor(value: str) -> str:
