@@ -35,3 +35,39 @@ def test_a_pass_reads_one_slice_of_a_backlog_and_the_bee_stays_due(tmp_path: Pat
         assert not service.bees["big"].dirty
     finally:
         service.close()
+
+
+def test_a_rebuild_in_slices_reports_old_rejected_lines_no_more_and_its_reading_whole(
+        tmp_path: Path) -> None:
+    hive = tmp_path / "hive"
+    (hive / "bees").mkdir(parents=True)
+    (hive / "window").mkdir()
+    line = json.dumps({"ts": 1_790_000_000, "type": "task", "question": "q",
+                       "answer": "a" * 1000}).encode() + b"\n"
+    count = SLICE_BYTES * 2 // len(line)
+    (hive / "window" / "big-messages.jsonl").write_bytes(line * count + b"not json\n" * 3)
+    bee_file = hive / "bees" / "big.toml"
+    bee_file.write_text("[horizon]\nactif = true\n")
+    service = HiveService(hive, GlobalConfig(rotation_entries=10_000_000), "test")
+    try:
+        service.refresh_bees()
+        reported = []
+        while (outcome := service.process("big")) is not None:
+            reported.append(sum(outcome.rejections.values()))
+            if not outcome.more:
+                break
+        assert sum(reported) == 3, "read once, reported once"
+
+        bee_file.write_text("[horizon]\nactif = true\nbudget_net = 9000\n")
+        assert service.load_settings(service.bees["big"])
+        slices = []
+        while (outcome := service.process("big")) is not None:
+            slices.append(outcome)
+            if not outcome.more:
+                break
+        assert len(slices) >= 2, "the rebuild was read in slices"
+        assert all(not slice_.rejections for slice_ in slices), "old rejected lines: no news"
+        last = slices[-1]
+        assert last.rebuilt and last.read == count + 3, "the whole rebuild, told once"
+    finally:
+        service.close()

@@ -15,8 +15,9 @@ memory); a command makes one, runs it once and drops it.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from horizon.core.entries import Entry, Rejection
@@ -25,7 +26,7 @@ from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.core.upgrades import take_condensed, take_folded
 from horizon.core.zones import Changes, has_aged, sweep
-from horizon.engine.stepping import Pass, context, run_pass, settings_key
+from horizon.engine.stepping import REJECTION_EXAMPLES, Pass, context, run_pass, settings_key
 from horizon.hive.durable import StoreError
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
@@ -62,6 +63,28 @@ class Rebuild:
 Input = ReadNew | SweepAges | Rebuild | ModelResult
 
 
+@dataclass
+class HeldPass:
+    """What the slices of a rebuild read before its last one."""
+
+    read: int = 0
+    rejections: Counter[str] = field(default_factory=Counter)
+    first_rejected: list[int] = field(default_factory=list)
+
+    def add(self, outcome: Pass) -> None:
+        self.read += outcome.read
+        self.rejections += outcome.rejections
+        self.first_rejected = (self.first_rejected + outcome.first_rejected)[
+            :REJECTION_EXAMPLES]
+
+    def into(self, last: Pass) -> Pass:
+        last.read += self.read
+        last.rebuilt = True
+        last.rejections = self.rejections + last.rejections
+        last.first_rejected = (self.first_rejected + last.first_rejected)[:REJECTION_EXAMPLES]
+        return last
+
+
 class BeeEngine:
     """Owns one bee's derived state and every pass over it."""
 
@@ -90,6 +113,9 @@ class BeeEngine:
         self.rotations_checked = False
         self.rebuilding = False
         self.held_records: list[Record] = []  # of slices not committed yet
+        self.held_pass = HeldPass()  # what those slices read, told with the last one
+        # Rejected lines up to this seq were reported: a rebuild re-reads them, no news.
+        self.reported_seq = 0
 
     def reset(self) -> None:
         """Drop what is in memory: the next pass starts from the files."""
@@ -99,6 +125,7 @@ class BeeEngine:
         self.rotations_checked = False
         self.rebuilding = False
         self.held_records = []
+        self.held_pass = HeldPass()
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -126,22 +153,33 @@ class BeeEngine:
         manifest = self._manifest()
         late = None if not self.late_check else (
             self.late_check | {name for name in manifest.rotated if name not in manifest.sealed})
+        if read_to is not None:
+            self.reported_seq = max(self.reported_seq, read_to.seq)
         outcome = run_pass(self.hive, self.bee, self.config, self.effective, now, self.state,
                            read_time=read_time, manifest=manifest, late_segments=late,
                            on_record=self.on_record, cache=self.cache,
                            finish_in_memory=not self.writes, read_to=read_to,
-                           slice_bytes=self.slice_bytes, slice_s=self.slice_s)
+                           slice_bytes=self.slice_bytes, slice_s=self.slice_s,
+                           seen_seq=self.reported_seq)
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
                        or outcome.rebuilt or outcome.view.text != self.shown)
         # A history re-read in slices (new settings, a replaced journal) is committed
         # whole: until its last slice, the bee keeps the view it had, not a younger one.
+        was_rebuilding = self.rebuilding
         self.rebuilding = (self.rebuilding or outcome.rebuilt) and outcome.more
+        if self.rebuilding:
+            self.held_pass.add(outcome)
+        elif was_rebuilding:
+            outcome = self.held_pass.into(outcome)  # the whole rebuild, told once
+            self.held_pass = HeldPass()
         if self.writes and self.rebuilding:
             self.held_records += outcome.notes.records
         elif self.writes and changed:
             self._commit(outcome)
+        if not self.rebuilding:
+            self.reported_seq = max(self.reported_seq, outcome.state.checkpoint.seq)
         self.state = outcome.state
         if not outcome.more:
             self.late_check.clear()  # else the next slice goes on with the same segments

@@ -85,7 +85,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              on_record: Callable[[Entry | Rejection], None] | None = None,
              cache: SummaryCache | None = None, finish_in_memory: bool = False,
              read_to: Checkpoint | None = None, slice_bytes: int | None = None,
-             slice_s: float | None = None) -> Pass:
+             slice_s: float | None = None, seen_seq: int | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
@@ -106,7 +106,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     if manifest is None:
         manifest = read_manifest(window, bee)
     rebuilt = state is None or state.settings_key != key
-    seen_seq = state.checkpoint.seq if state is not None else 0
+    if seen_seq is None:  # rejected lines up to it were reported already
+        seen_seq = state.checkpoint.seq if state is not None else 0
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
