@@ -6,6 +6,7 @@ Real daemons on real hives; every wait polls with a generous deadline.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 from pathlib import Path
@@ -77,8 +78,37 @@ def test_a_missing_hive_is_reported_and_taken_up_when_it_appears(
 
     make_hive(later.parent, [entry("arrivée")])  # mounted at last: no restart, no SIGHUP
     daemon.wait_event("hive.appeared")
+    assert status(config, later)[0] == 0, "served, and its heartbeat says so at once"
     wait_for_up_to(later, 1)
     assert len(daemon.events("hive.missing")) == 1, "reported once, not at every poll"
+
+
+def test_a_hive_that_appears_locked_is_taken_up_once_free(tmp_path: Path,
+                                                          start: Start) -> None:
+    hive = make_hive(tmp_path, [entry("one")])
+    later = tmp_path / "later" / "hive"
+    daemon = start(write_config(tmp_path, hive, hives=[str(hive), str(later)]))
+    daemon.wait_event("hive.missing")
+    make_hive(later.parent, [entry("arrivée")])
+    with (later / ".horizon.lock").open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a rebuild or phare at that very moment
+        daemon.wait_event("daemon.locked")
+    daemon.wait_event("hive.appeared")
+    wait_for_up_to(later, 1)
+    assert len(daemon.events("daemon.locked")) == 1
+
+
+def test_a_hive_whose_lock_cannot_be_opened_is_reported_not_a_traceback(
+        tmp_path: Path, start: Start) -> None:
+    hive = make_hive(tmp_path, [entry("one")])
+    odd = make_hive(tmp_path / "odd", [entry("one")])
+    (odd / ".horizon.lock").symlink_to(tmp_path / "elsewhere")
+    daemon = start(write_config(tmp_path, hive, hives=[str(hive), str(odd)]))
+    unusable = daemon.wait_event("hive.unusable")
+    assert unusable["hive"] == str(odd) and ".horizon.lock" in unusable["reason"]
+    wait_for_up_to(hive, 1)
+    assert "Traceback" not in daemon.read_output()
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_an_empty_new_hive_is_healthy(tmp_path: Path, start: Start) -> None:

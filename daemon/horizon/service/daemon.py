@@ -65,7 +65,9 @@ class Daemon:
         self.log_stdout = log_stdout
         self.config = GlobalConfig()
         self.services: dict[Path, HiveService] = {}
-        self.missing: set[Path] = set()  # configured, not there yet: taken up when they appear
+        # Configured hives not served yet (absent, unusable, locked), with why: taken up
+        # when they can be.
+        self.missing: dict[Path, str] = {}
         self.items: queue.Queue[Message] = queue.Queue()
         self.scheduler = BackgroundScheduler(timezone=UTC)
         self.models: ModelWork | None = None
@@ -126,28 +128,44 @@ class Daemon:
         log_dir = Path(self.config.log.dir)
         logs.configure(log_dir, self.config.log.level, self.config.log.format, self.log_stdout)
 
-    def _start_hive(self, hive: Path) -> None:
+    def _start_hive(self, hive: Path, lock_wait_s: float = 1.0) -> None:
+        """Serve `hive`, or keep it among the missing ones, said once per reason, and
+        looked at again at each poll. HiveLocked propagates: at start, another daemon
+        serving a configured hive is fatal."""
         if not hive.is_dir():
-            if hive not in self.missing:
-                self.missing.add(hive)
-                log.error("hive.missing", hive=str(hive),
-                          consequence="taken up when it appears")
+            self._still_missing(hive, "hive.missing", "not found (not mounted yet?)")
             return
-        self.missing.discard(hive)
-        service = HiveService(hive, self.config, self.config_source, self.models)
+        try:
+            service = HiveService(hive, self.config, self.config_source, self.models,
+                                  lock_wait_s=lock_wait_s)
+        except OSError as error:  # its lock file cannot be opened: refused, a link...
+            self._still_missing(hive, "hive.unusable",
+                                f"{error.filename or hive}: {error.strerror or error}")
+            return
+        self.missing.pop(hive, None)
         self.services[hive] = service
         service.refresh_bees()
         service.settings_changed()
         self._watch_hive(service)
+        service.heartbeat()  # status sees it served at once, not at the next beat
+
+    def _still_missing(self, hive: Path, event: str, reason: str) -> None:
+        if self.missing.get(hive) != reason:
+            log.error(event, hive=str(hive), reason=reason,
+                      consequence="taken up when it can be")
+        self.missing[hive] = reason
 
     def _take_up(self, hive: Path) -> None:
-        """Serve a hive while running: one added to the settings, or one that appeared."""
+        """Serve a hive while running: one added to the settings, or one that appeared,
+        unlocked or became usable."""
         was_missing = hive in self.missing
         try:
-            self._start_hive(hive)
+            self._start_hive(hive, lock_wait_s=0.0)  # the loop never waits on a lock
         except HiveLocked as error:
-            log.error("daemon.locked", hive=str(hive), holder=error.pid)
-            self.missing.discard(hive)
+            if self.missing.get(hive) != "locked":
+                log.error("daemon.locked", hive=str(hive), holder=error.pid,
+                          consequence="taken up when it is free")
+            self.missing[hive] = "locked"
             return
         started = self.services.get(hive)
         if started is None:
@@ -441,7 +459,7 @@ class Daemon:
                 self.watcher.unwatch_under(hive)
             service.close()
             log.info("hive.stopped", hive=str(hive))
-        self.missing &= wanted
+        self.missing = {hive: why for hive, why in self.missing.items() if hive in wanted}
         for hive in [h for h in wanted if h not in self.services]:
             self._take_up(hive)
         changed = 0

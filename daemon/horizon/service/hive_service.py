@@ -55,13 +55,13 @@ class HiveService:
     """Serves one hive: holds its lock from `__init__` until `close`."""
 
     def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
-                 models: ModelWork | None = None) -> None:
+                 models: ModelWork | None = None, lock_wait_s: float = 1.0) -> None:
         self.hive = hive
         self.models = models
         self.window = window_dir(hive)
         self.config = config
         self.config_source = config_source
-        self.lock = HiveLock(hive)
+        self.lock = HiveLock(hive, wait_s=lock_wait_s)
         self.bees: dict[str, BeeRuntime] = {}
         self.problems: list[str] = []
         self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
