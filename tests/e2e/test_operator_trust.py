@@ -342,3 +342,17 @@ def test_under_systemd_stdout_lines_carry_their_syslog_priority(
     assert any(line.startswith("<6>{") and '"handoff.written"' in line for line in lines)
     assert any(line.startswith("<4>{") and '"entry.rejected"' in line for line in lines)
     assert all(line[:3] in ("<3>", "<4>", "<6>", "<7>") for line in lines), lines[:5]
+
+
+def test_a_daemon_started_with_a_broken_bee_file_serves_its_last_good_settings(
+        tmp_path: Path, start: Start) -> None:
+    hive = make_hive(tmp_path, [entry("one")], bee_toml="[horizon]\nactif = true\n")
+    config = write_config(tmp_path, hive)
+    assert horizon(config, "rebuild", hive).returncode == 0
+    (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nactif = 'yes'\n")
+
+    daemon = start(config)
+    rejected = daemon.wait_event("config.rejected")
+    assert rejected["consequence"] == "the last good settings serve"
+    append(hive, entry("two"))
+    assert "mode=horizon" in wait_for_up_to(hive, 2), "served, in the mode it had"

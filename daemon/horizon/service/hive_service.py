@@ -33,10 +33,10 @@ from horizon.engine.stepping import Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
-from horizon.hive.layout import derived_root, live_path, window_dir
+from horizon.hive.layout import bee_settings_path, derived_root, live_path, window_dir
 from horizon.hive.lock import HiveLock
 from horizon.hive.settings_files import effective_settings
-from horizon.hive.store import StateTooNew, remove_stale_temps
+from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
 from horizon.service.logs import get_logger
 from horizon.service.modelwork import ModelWork
 from horizon.service.passlog import log_pass
@@ -108,26 +108,43 @@ class HiveService:
             effective = effective_settings(self.config, self.config_source, self.hive,
                                            runtime.name)
         except SettingsError as error:
+            if runtime.engine is None:
+                # Just started: the last good settings are those its state was made with.
+                last_good = self._last_good(runtime.name)
+                if last_good is not None:
+                    self._make_engine(runtime, last_good)
             # One line per broken file, however many bees it serves.
             if str(error) not in self.rejected_logged:
                 self.rejected_logged.add(str(error))
-                with self.bind(runtime.name if error.source.endswith(
-                        f"{os.sep}{runtime.name}.toml") else None):
+                own = error.source == str(bee_settings_path(self.hive, runtime.name))
+                with self.bind(runtime.name if own else None):
                     log.error("config.rejected", file=error.source, key=error.key,
-                              reason=error.reason, consequence="the last good settings serve")
+                              reason=error.reason, consequence=(
+                                  "the last good settings serve" if runtime.engine is not None
+                                  else "not served until the file is fixed"))
             runtime.settings_error = str(error)
             return False
         runtime.settings_error = None
         runtime.unavailable = {}
         self._report_unavailable(runtime.name, effective)
         if runtime.engine is None:
-            cache = self.models.cache(self.hive) if self.models else None
-            runtime.engine = BeeEngine(self.hive, runtime.name, self.config, effective,
-                                       cache=cache, slice_bytes=SLICE_BYTES, slice_s=SLICE_S)
+            self._make_engine(runtime, effective)
         else:
             runtime.engine.config = self.config
             runtime.engine.effective = effective
         return True
+
+    def _make_engine(self, runtime: BeeRuntime, effective: Effective) -> None:
+        cache = self.models.cache(self.hive) if self.models else None
+        runtime.engine = BeeEngine(self.hive, runtime.name, self.config, effective,
+                                   cache=cache, slice_bytes=SLICE_BYTES, slice_s=SLICE_S)
+
+    def _last_good(self, bee: str) -> Effective | None:
+        try:
+            state = load_state(self.hive, bee)
+        except (StateTooNew, StoreError, JournalError, OSError):
+            return None
+        return state.settings if state is not None else None
 
     def _report_unavailable(self, bee: str, effective: Effective) -> None:
         """A summarizer the settings ask for and that cannot run: said once per cause."""
