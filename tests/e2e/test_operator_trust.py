@@ -332,10 +332,30 @@ def test_debug_level_adds_the_per_entry_decisions(tmp_path: Path, start: Start) 
         loud.stop()
 
 
-def test_under_systemd_stdout_lines_carry_their_syslog_priority(
-        tmp_path: Path, start: Start) -> None:
+def test_under_systemd_stdout_lines_carry_their_syslog_priority(tmp_path: Path) -> None:
     hive = make_hive(tmp_path, [entry("one"), "not json"])
-    daemon = start(write_config(tmp_path, hive), clean_env(INVOCATION_ID="0123abcd"))
+    stream = tmp_path / "journal-stream"  # stands for the journal's socket
+    stream.write_bytes(b"")
+    info = stream.stat()
+    daemon = Daemon(write_config(tmp_path, hive), tmp_path / "logs", clean_env(
+        INVOCATION_ID="0123abcd", JOURNAL_STREAM=f"{info.st_dev}:{info.st_ino}"),
+        output=stream).started()
+    try:
+        _check_priorities(daemon, hive)
+    finally:
+        daemon.stop()
+
+
+def test_an_inherited_journal_stream_adds_no_prefix(tmp_path: Path, start: Start) -> None:
+    hive = make_hive(tmp_path, [entry("one")])
+    daemon = start(write_config(tmp_path, hive), clean_env(JOURNAL_STREAM="8:12345"))
+    wait_for_up_to(hive, 1)
+    daemon.wait_event("handoff.written")
+    assert any(line.startswith("{") for line in daemon.read_output().splitlines())
+    assert not any(line.startswith("<") for line in daemon.read_output().splitlines())
+
+
+def _check_priorities(daemon: Daemon, hive: Path) -> None:
     daemon.wait_event("entry.rejected")
     wait_for_up_to(hive, 2)
     lines = [line for line in daemon.read_output().splitlines() if line]

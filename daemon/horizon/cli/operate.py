@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -184,7 +185,7 @@ def check(args: argparse.Namespace) -> int:
     """Every settings file once: `ok: FILE`, or its errors (with the bees they stop),
     never both; then the trust audit's warnings."""
     path = config_path(args.config)
-    hives: list[str] = list(args.hives)
+    hives: list[str] = [os.path.normpath(os.path.abspath(hive)) for hive in args.hives]
     global_config = GlobalConfig()
     files: list[str] = []  # every file looked at, in order
     errors: dict[str, dict[str, list[str]]] = {}  # file → error → bees it stops

@@ -23,7 +23,7 @@ from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavai
 from horizon.core.summarizer import TRUNCATION
 from horizon.core.zones import Zones
 from horizon.hive.discovery import discover, unrecorded_segments
-from horizon.hive.durable import JournalError, StoreError, open_regular, read_regular
+from horizon.hive.durable import JournalError, StoreError, open_regular
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
@@ -61,10 +61,17 @@ def last_write_failure(log_file: Path, hive: Path, since: float) -> str | None:
     beat) and not followed by a recovery: what the heartbeat cannot say when its own
     folder is the one failing."""
     try:
-        data = read_regular(log_file) or b""
-    except (OSError, JournalError):
+        fd = open_regular(log_file)
+    except JournalError:
         return None
-    for line in reversed(data[-LOG_TAIL_BYTES:].splitlines()):
+    try:  # its tail only: a log may be gigabytes long
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, LOG_TAIL_BYTES, max(0, size - LOG_TAIL_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    for line in reversed(data.splitlines()):
         try:
             event = json.loads(line)
             if event.get("hive") != str(hive):
@@ -139,7 +146,7 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     if daemon_view and daemon_view.error:
         report.update(error=daemon_view.error, degraded=True)  # a refused bee or state
     if effective is not None:
-        report["summarizer"] = summarizer_report(config, effective)
+        report["summarizer"] = summarizer_report(config, effective, broken_config is None)
     if state is None:
         report.update(entries=0, rejected=0, up_to=0, derived=False)
         return report
@@ -158,9 +165,11 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     return report
 
 
-def summarizer_report(config: GlobalConfig, effective: Effective) -> dict[str, Any]:
-    """The levels the settings ask for, the ones that can run, and why the others cannot."""
-    unusable = unavailable_levels(config, effective)
+def summarizer_report(config: GlobalConfig, effective: Effective,
+                      config_known: bool = True) -> dict[str, Any]:
+    """The levels the settings ask for, the ones that can run, and why the others cannot
+    (unknown while config.json, where providers are, is rejected)."""
+    unusable = unavailable_levels(config, effective) if config_known else {}
     return {"asked": effective.horizon.resumeur, "levels": list(effective.levels),
             "in_use": effective.levels[0] if effective.levels else TRUNCATION,
             "unavailable": unusable}
@@ -235,7 +244,9 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
         broken_config: str | None = None) -> int:
     if args.hive and not Path(args.hive).is_dir():
         raise UserError(f"hive not found: {args.hive} is not a folder")
-    hives = [args.hive] if args.hive else list(config.hives)
+    # As the daemon names them (absolute, normalised), so its log lines match.
+    hives = [os.path.normpath(os.path.abspath(hive))
+             for hive in ([args.hive] if args.hive else config.hives)]
     if not hives:
         where = "config.json rejected" if broken_config else "none configured"
         raise UserError(f"no hive to report on: name one (horizon status HIVE), or list "

@@ -33,7 +33,7 @@ def render(args: argparse.Namespace) -> int:
             effective = bee_settings(config, source, hive, bee)
         else:
             effective, broken = derived_settings(config, source, hive, bee, broken_config)
-            if broken is not None:
+            if broken is not None and broken != broken_config:  # that one was said
                 warn(f"{broken}; showing the view made with the last good settings")
         engine = BeeEngine(hive, bee, config, effective, cache=hive_cache(hive, create=False),
                            writes=False)

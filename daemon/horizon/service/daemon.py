@@ -60,7 +60,9 @@ LOOP_TICK_S = 0.25
 
 class Daemon:
     def __init__(self, config_path: Path | None, log_stdout: bool = False) -> None:
-        self.config_path = config_path
+        # Absolute: events name absolute paths, and logs should say where it is.
+        self.config_path = config_path.absolute() if config_path is not None else None
+        config_path = self.config_path
         self.config_source = config_source(config_path)
         self.log_stdout = log_stdout
         self.config = GlobalConfig()
@@ -105,6 +107,7 @@ class Daemon:
                 print(f"horizon: {error}", file=sys.stderr)
                 log.error("daemon.locked", hive=hive, holder=error.pid)
                 self._release_all()
+                log.info("daemon.stopped", pid=os.getpid(), exit_code=1, ran_s=0.0)
                 return 1
         signal.signal(signal.SIGTERM, self._on_stop)
         signal.signal(signal.SIGINT, self._on_stop)
@@ -119,7 +122,7 @@ class Daemon:
                  config=self.config_source, hives=list(modes), bees=bees,
                  missing=sorted(str(hive) for hive in self.missing),
                  watch=next(iter(set(modes.values()))) if len(set(modes.values())) == 1
-                 else modes)
+                 else modes or "none")
         self.started_at = time.monotonic()
         self._loop()
         return self._stop()

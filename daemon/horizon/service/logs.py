@@ -27,6 +27,17 @@ def under_systemd() -> bool:
     return "INVOCATION_ID" in os.environ or "JOURNAL_STREAM" in os.environ
 
 
+def stdout_is_the_journal() -> bool:
+    """Whether stdout is the journal's stream: JOURNAL_STREAM names its device and inode,
+    and child processes inherit the variable, so it is compared with stdout itself."""
+    device, _, inode = os.environ.get("JOURNAL_STREAM", "").partition(":")
+    try:
+        info = os.fstat(sys.stdout.fileno())
+        return (int(device), int(inode)) == (info.st_dev, info.st_ino)
+    except (ValueError, OSError):
+        return False
+
+
 def _pre_chain() -> list[Any]:
     return [
         structlog.contextvars.merge_contextvars,
@@ -96,8 +107,8 @@ def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
     root.propagate = False
     if stdout or under_systemd():
         stream: logging.Handler = logging.StreamHandler(sys.stdout)
-        stream.setFormatter(_PriorityPrefixed(_formatter(json_renderer)) if under_systemd()
-                            else _formatter(json_renderer))
+        stream.setFormatter(_PriorityPrefixed(_formatter(json_renderer))
+                            if stdout_is_the_journal() else _formatter(json_renderer))
         _handlers.append(stream)
     elif sys.stderr.isatty() and fmt != "json":
         stream = logging.StreamHandler(sys.stderr)
