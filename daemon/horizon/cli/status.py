@@ -214,7 +214,9 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
         if age is None or age > STALE_BEATS * BEAT_S:
             daemon["stale"] = True
             degraded = True
-        failure = last_write_failure(Path(config.log.dir) / LOG_FILE, hive,
+        log_file = (beat.log_file if beat and beat.log_file
+                    else str(Path(config.log.dir) / LOG_FILE))
+        failure = last_write_failure(Path(log_file), hive,
                                      beat.beat_epoch if beat else 0.0)
         if failure is not None:
             daemon["write_failed"] = failure

@@ -29,6 +29,7 @@ class Heartbeat(msgspec.Struct, kw_only=True):
     beat_epoch: float
     watch: str
     bees: dict[str, BeeHealth] = msgspec.field(default_factory=dict)
+    log_file: str | None = None  # where the daemon logs, whatever config.json says now
 
 
 def read_heartbeat(hive: Path) -> Heartbeat | None:

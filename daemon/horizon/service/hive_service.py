@@ -37,6 +37,7 @@ from horizon.hive.layout import bee_settings_path, derived_root, live_path, wind
 from horizon.hive.lock import HiveLock
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
+from horizon.service import logs
 from horizon.service.logs import get_logger
 from horizon.service.modelwork import ModelWork
 from horizon.service.passlog import log_pass
@@ -377,7 +378,7 @@ class HiveService:
             )
         beat = Heartbeat(pid=os.getpid(), version=__version__, started=self.started,
                          beat=format_instant(now), beat_epoch=now, watch=self.watch_mode,
-                         bees=bees)
+                         bees=bees, log_file=logs.current_file())
         try:
             write_heartbeat(self.hive, beat)
         except StoreError as error:

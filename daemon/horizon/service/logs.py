@@ -132,6 +132,12 @@ def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
     return path
 
 
+def current_file() -> str | None:
+    """The log file lines go to now, if any."""
+    return next((handler.baseFilename for handler in _handlers
+                 if isinstance(handler, logging.FileHandler)), None)
+
+
 def reopen() -> None:
     """Close the log file so the next line opens it afresh (SIGHUP, after logrotate)."""
     for handler in _handlers:
