@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import fcntl
 import json
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from horizon.hive.lock import holder
 from tests.e2e.daemon_harness import (
     BEE,
     HORIZON,
@@ -376,3 +378,18 @@ def test_a_daemon_started_with_a_broken_bee_file_serves_its_last_good_settings(
     assert rejected["consequence"] == "the last good settings serve"
     append(hive, entry("two"))
     assert "mode=horizon" in wait_for_up_to(hive, 2), "served, in the mode it had"
+
+
+def test_a_stop_asked_while_starting_is_a_clean_stop(tmp_path: Path, start: Start) -> None:
+    hive = make_hive(tmp_path)
+    with (hive / "window" / f"{BEE}-messages.jsonl").open("w", encoding="utf-8") as journal:
+        for number in range(60_000):  # a catch-up long enough to stop it midway
+            journal.write(entry(f"q{number}") + "\n")
+    daemon = Daemon(write_config(tmp_path, hive), tmp_path / "logs")
+    try:
+        wait_for(lambda: holder(hive), "the hive's lock taken")
+        daemon.signal(signal.SIGTERM)
+        assert daemon.process.wait(60) == 0, daemon.read_output()
+        assert daemon.events("daemon.stopped")
+    finally:
+        daemon.stop()

@@ -84,6 +84,11 @@ class Daemon:
     # -- life cycle ----------------------------------------------------------------------
 
     def run(self) -> int:
+        # First of all: a stop asked while hives are still being taken up (their locks
+        # already held) is a clean stop, never a death by the default action.
+        signal.signal(signal.SIGTERM, self._on_stop)
+        signal.signal(signal.SIGINT, self._on_stop)
+        signal.signal(signal.SIGHUP, self._on_hup)
         try:
             self.config = load_global(self.config_path)
         except SettingsError as error:
@@ -109,9 +114,6 @@ class Daemon:
                 self._release_all()
                 log.info("daemon.stopped", pid=os.getpid(), exit_code=1, ran_s=0.0)
                 return 1
-        signal.signal(signal.SIGTERM, self._on_stop)
-        signal.signal(signal.SIGINT, self._on_stop)
-        signal.signal(signal.SIGHUP, self._on_hup)
         self._catch_up()
         self.scheduler.start()
         self._schedule_periodic()
