@@ -197,7 +197,11 @@ def reference_recit(folded: list[Item], ligne_max: int, budget_recit: int) -> Re
     sections = {
         DECISIONS: tuple(Line(f.seq, f.text) for f in facts.decisions),
         FILES: tuple(Line(f.seq, f"{f.text} (#{f.seq})") for f in facts.files),
-        ERRORS: tuple(Line(f.seq, f.text) for f in facts.errors),
+        ERRORS: (*(Line(f.seq, f.text) for f in facts.errors), *(
+            [Line(facts.errors[-1].seq, "; ".join(
+                f"{tool} " + " ".join(f"#{f.seq}" for f in facts.errors if (f.key or "-") == tool)
+                for tool in dict.fromkeys(f.key or "-" for f in facts.errors)))]
+            if len(facts.errors) > 1 else [])),
         WORK: tuple(Line(f.seq, f.text) for f in work),
         NEXT: (Line(facts.next.seq, facts.next.text),) if facts.next else (),
     }

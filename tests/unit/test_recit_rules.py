@@ -167,6 +167,10 @@ def test_a_section_holds_something_while_the_folded_window_has_material(items: l
                          and later.answer.split(":")[0] == item.answer.split(":")[0]
                          for later in items[index + 1:])]
     shown = [line.text for line in recit.lines_of("Erreurs")]
+    if len(open_failures) > 1:  # the last line is their index, by tool and seq
+        index = shown.pop()
+        assert sorted(map(int, re.findall(r"#(\d+)", index))) == [
+            item.seq for item in open_failures], "the index names every open failure"
     assert [int(re.match(r"#(\d+)", text).group(1)) for text in shown] == [  # type: ignore[union-attr]
         item.seq for item in open_failures], "open failures only, fixed ones dropped"
     assert not any("reprendre après" in line.text or "resume after" in line.text

@@ -236,11 +236,26 @@ def sections_of(facts: Facts) -> dict[str, tuple[Line, ...]]:
     sections = {
         DECISIONS: tuple(Line(fact.seq, fact.text) for fact in facts.decisions),
         FILES: tuple(Line(fact.seq, f"{fact.text} (#{fact.seq})") for fact in facts.files),
-        ERRORS: tuple(Line(fact.seq, fact.text) for fact in facts.errors),
+        ERRORS: errors_lines(facts.errors),
         WORK: tuple(Line(fact.seq, fact.text) for fact in work),
         NEXT: (Line(facts.next.seq, facts.next.text),) if facts.next else (),
     }
     return {name: lines for name, lines in sections.items() if lines}
+
+
+def errors_lines(errors: tuple[Fact, ...]) -> tuple[Line, ...]:
+    """One line per open failure, then, when there are several, an index of them all by
+    tool (`bash #11 #71; read_file #224`): the newest line, so a récit with room for one
+    line of Erreurs still names every open failure, each one recalled by its seq."""
+    lines = tuple(Line(fact.seq, fact.text) for fact in errors)
+    if len(errors) < 2:
+        return lines
+    by_tool: dict[str, list[int]] = {}
+    for fact in errors:
+        by_tool.setdefault(fact.key or "-", []).append(fact.seq)
+    index = "; ".join(f"{tool} " + " ".join(f"#{seq}" for seq in seqs)
+                      for tool, seqs in by_tool.items())
+    return (*lines, Line(errors[-1].seq, index))
 
 
 class Truncation:
