@@ -68,6 +68,7 @@ _FILE_EXTENSIONS = frozenset({
 })
 SCANNED_CHARS = 400  # of a question and an answer, where the files worked on are named
 ERROR_LINE_CHARS = 160
+TAIL_CHARS = 4096  # of a tool's answer, where its first and last lines are
 _CLOSED = re.compile(
     r"\b(closed?|closing|fixed|resolved|done|merged|shipped|completed|"
     r"ferm[ée]e?s?|résolue?s?|terminée?s?|corrigée?s?|livrée?s?|clos(?:e|es)?)\b",
@@ -116,18 +117,32 @@ def failure_line(item: Item) -> str | None:
     line (a summary, an error, a non-zero exit status: then the error line above it) or,
     for a file tool, its first; what it printed between is the file or log it met. The
     bee's own prose says so anywhere."""
-    lines = [line for line in item.answer.splitlines() if line.strip()]
+    answer = item.answer
+    if not item.tool:
+        if not reports_failure(answer):  # one cheap look at the whole text first
+            return None
+        return next((line for line in reversed(answer.splitlines())
+                     if line.strip() and reports_failure(line)), None)
+    lines = _outer_lines(answer)
     if not lines:
         return None
-    if not item.tool:
-        return next((line for line in reversed(lines) if reports_failure(line)), None)
     last = lines[-1]
     if reports_failure(last):
         return last
     if _EXIT_STATUS.search(last):
         before = lines[-2] if len(lines) > 1 else ""
-        return before if reports_failure(before) or before.strip() else last
+        return before if before.strip() else last
     return lines[0] if len(lines) > 1 and reports_failure(lines[0]) else None
+
+
+def _outer_lines(answer: str) -> list[str]:
+    """The non-blank lines of a tool's answer that tell its outcome: all of a short one;
+    of a long one (megabytes, maybe), its first and its last two."""
+    if len(answer) <= 2 * TAIL_CHARS:
+        return [line for line in answer.splitlines() if line.strip()]
+    first = [line for line in answer[:TAIL_CHARS].splitlines() if line.strip()][:1]
+    last = [line for line in answer[-TAIL_CHARS:].splitlines() if line.strip()][-2:]
+    return first + last
 
 
 def is_question(text: str) -> bool:
