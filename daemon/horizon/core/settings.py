@@ -5,7 +5,6 @@ Pure: files are read in `settings_files`; here a layer is already a Python mappi
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -127,6 +126,13 @@ class GlobalConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     )
     log: LogConfig = msgspec.field(default_factory=LogConfig)
     horizon: dict[str, Any] = msgspec.field(default_factory=dict)
+    # "host:port" of the Prometheus /metrics and /healthz listener; off when None.
+    metrics: str | None = None
+    metrics_allow_remote: bool = False
+
+    def metrics_address(self) -> tuple[str, int] | None:
+        """The listener's (host, port), validated at load (`validate_global`)."""
+        return None if self.metrics is None else parse_listen(self.metrics)
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
@@ -203,7 +209,32 @@ def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
     validate_layer(config.horizon, source)
     for name, provider in config.providers.items():
         _check_provider_url(name, provider, source)
+    if config.metrics is not None:
+        try:
+            host, _ = parse_listen(config.metrics)
+        except ValueError as error:
+            raise SettingsError(source, "metrics", str(error)) from None
+        if not _is_loopback(host) and not config.metrics_allow_remote:
+            raise SettingsError(source, "metrics", f"{host} is not on the loopback: set "
+                                "\"metrics_allow_remote\": true to serve metrics there")
     return config
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`host:port` (`[::1]:9464` for IPv6) as (host, port); ValueError naming the fault."""
+    host, colon, port = value.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{value!r}: expected \"host:port\", e.g. \"127.0.0.1:9464\"")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _check_provider_url(name: str, provider: ProviderConfig, source: str) -> None:
@@ -217,10 +248,7 @@ def _check_provider_url(name: str, provider: ProviderConfig, source: str) -> Non
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise SettingsError(source, key, "expected an http:// or https:// URL with a host")
     host = parts.hostname
-    loopback = host == "localhost"
-    with contextlib.suppress(ValueError):
-        loopback = loopback or ipaddress.ip_address(host).is_loopback
-    if not loopback and not provider.allow_remote:
+    if not _is_loopback(host) and not provider.allow_remote:
         raise SettingsError(source, key, f"{host} is not on the loopback; journals hold "
                             "secrets: set \"allow_remote\": true to send them there")
 

@@ -47,6 +47,7 @@ from horizon.service.messages import (
     Reload,
     Sweep,
 )
+from horizon.service.metrics import Listener, Metrics
 from horizon.service.modelwork import ModelWork
 from horizon.service.watch import Watcher, WatchLimit
 
@@ -67,6 +68,9 @@ class Daemon:
         self.log_stdout = log_stdout
         self.config = GlobalConfig()
         self.services: dict[Path, HiveService] = {}
+        self.metrics = Metrics()
+        self.listener = Listener(self.metrics)
+        self.config_rejected: str | None = None  # a config.json refused at reload
         # Configured hives not served yet (absent, unusable, locked), with why: taken up
         # when they can be.
         self.missing: dict[Path, str] = {}
@@ -104,6 +108,10 @@ class Daemon:
         except logs.LogDirError as error:
             print(f"horizon: {error} (log.dir in {self.config_source})", file=sys.stderr)
             return 1
+        if not self._serve_metrics(self.config):
+            print(f"horizon: cannot serve metrics on {self.config.metrics} (metrics in "
+                  f"{self.config_source}); see the log", file=sys.stderr)
+            return 1
         self.models = ModelWork(self.config, self.items.put)
         for hive in self.config.hives:
             try:
@@ -129,6 +137,19 @@ class Daemon:
         self._loop()
         return self._stop()
 
+    def _serve_metrics(self, config: GlobalConfig) -> bool:
+        """Listen where `metrics` says (or nowhere); False, logged, when it cannot."""
+        address = config.metrics_address()
+        try:
+            self.listener.serve(address)
+        except OSError as error:
+            log.error("metrics.unavailable", listen=config.metrics,
+                      reason=error.strerror or str(error))
+            return False
+        if address is not None and self.listener.address == address:
+            log.info("metrics.listening", listen=config.metrics)
+        return True
+
     def _configure_logs(self) -> None:
         log_dir = Path(self.config.log.dir)
         logs.configure(log_dir, self.config.log.level, self.config.log.format, self.log_stdout)
@@ -142,7 +163,7 @@ class Daemon:
             return
         try:
             service = HiveService(hive, self.config, self.config_source, self.models,
-                                  lock_wait_s=lock_wait_s)
+                                  lock_wait_s=lock_wait_s, metrics=self.metrics)
         except OSError as error:  # its lock file cannot be opened: refused, a link...
             self._still_missing(hive, "hive.unusable",
                                 f"{error.filename or hive}: {error.strerror or error}")
@@ -242,6 +263,7 @@ class Daemon:
             self.watcher.stop()
         if self.models is not None:
             self.models.stop()
+        self.listener.stop()
         for service in self.services.values():
             # Lines already seen but still in their debounce are the batch in hand.
             for bee, runtime in list(service.bees.items()):
@@ -429,6 +451,19 @@ class Daemon:
         bees = sum(len(service.bees) for service in self.services.values())
         notify.notify(f"STATUS=serving {len(self.services)} hives, {bees} bees, "
                       f"max lag {lag:.1f} s")
+        self._publish_health()
+
+    def _publish_health(self) -> None:
+        """The /healthz verdict: what `horizon status` would say, as the daemon sees it."""
+        reasons = [f"{hive}: not served: {why}" for hive, why in sorted(self.missing.items())]
+        if self.config_rejected is not None:
+            reasons.append(f"config.json rejected (the last good settings serve): "
+                           f"{self.config_rejected}")
+        for service in self.services.values():
+            reasons += service.health_reasons()
+        self.metrics.refused_files.set(sum(service.refused_count()
+                                           for service in self.services.values()))
+        self.metrics.publish_health(reasons)
 
     # -- settings ------------------------------------------------------------------------
 
@@ -444,12 +479,21 @@ class Daemon:
             config = load_global(self.config_path)
         except SettingsError as error:
             log.error("config.rejected", file=error.source, key=error.key, reason=error.reason)
+            self.config_rejected = str(error)
+            self._publish_health()
             notify.notify("READY=1")
             return
+        self.config_rejected = None
         previous = self.config
         self.config = config
         if self.models is not None and config.providers != previous.providers:
             self.models.reconfigure(config)
+        if config.metrics_address() != previous.metrics_address() and not (
+                self._serve_metrics(config)):
+            log.error("config.rejected", file=self.config_source, key="metrics",
+                      reason=f"cannot listen on {config.metrics}", kept=previous.metrics)
+            config = msgspec.structs.replace(config, metrics=previous.metrics)
+            self.config = config
         if config.log != previous.log:
             try:
                 self._configure_logs()
@@ -463,6 +507,7 @@ class Daemon:
             if self.watcher is not None:
                 self.watcher.unwatch_under(hive)
             service.close()
+            self.metrics.forget_hive(str(hive))
             log.info("hive.stopped", hive=str(hive))
         self.missing = {hive: why for hive, why in self.missing.items() if hive in wanted}
         for hive in [h for h in wanted if h not in self.services]:
@@ -479,6 +524,7 @@ class Daemon:
             service.settings_reloaded()
         if (config.poll_s, config.sweep_s) != (previous.poll_s, previous.sweep_s):
             self._schedule_periodic()
+        self._publish_health()
         log.info("config.reloaded", bees_recomputed=changed)
         notify.notify("READY=1")
 

@@ -39,6 +39,7 @@ from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
 from horizon.service import logs
 from horizon.service.logs import get_logger
+from horizon.service.metrics import Metrics
 from horizon.service.modelwork import ModelWork
 from horizon.service.passlog import log_pass
 from horizon.service.polling import StatFallback
@@ -56,15 +57,18 @@ class HiveService:
     """Serves one hive: holds its lock from `__init__` until `close`."""
 
     def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
-                 models: ModelWork | None = None, lock_wait_s: float = 1.0) -> None:
+                 models: ModelWork | None = None, lock_wait_s: float = 1.0,
+                 metrics: Metrics | None = None) -> None:
         self.hive = hive
         self.models = models
+        self.metrics = metrics
         self.window = window_dir(hive)
         self.config = config
         self.config_source = config_source
         self.lock = HiveLock(hive, wait_s=lock_wait_s)
         self.bees: dict[str, BeeRuntime] = {}
         self.problems: list[str] = []
+        self.beat_failed: str | None = None
         self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
         self.unavailable_logged: set[tuple[str, str]] = set()  # (summarizer, why), likewise
         self.unrecorded: list[str] = []
@@ -100,6 +104,8 @@ class HiveService:
             self.load_settings(self.bees[bee])
         for gone in set(self.bees) - set(bees):
             del self.bees[gone]
+        if self.metrics is not None:
+            self.metrics.served(str(self.hive), self.bees)
         self.fallback.note_window()
         return new
 
@@ -214,6 +220,9 @@ class HiveService:
         if outcome is not None and outcome.more:
             runtime.dirty = True  # still behind: the lag goes on from the first write
             runtime.first_dirty = first_dirty or time.monotonic()
+        elif (outcome is not None and outcome.committed and first_dirty is not None
+              and self.metrics is not None):
+            self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
         return outcome
 
     def apply_model(self, bee: str, result: ModelResult) -> None:
@@ -225,6 +234,12 @@ class HiveService:
             for fallback in result.fallbacks:
                 log.warning("summarizer.fallback", kind=result.kind,
                             summarizer=fallback.level, reason=fallback.reason)
+        if self.metrics is not None:
+            for fallback in result.fallbacks:
+                self.metrics.summarizer_fallbacks.labels(fallback.level).inc()
+            written = result.condensed or result.folded
+            if written is not None:
+                self.metrics.summarizer_calls.labels(written.level).inc()
         if result.kind == "condense":
             runtime.inflight.condense.discard((result.seqs[0], result.content))
         else:
@@ -238,6 +253,7 @@ class HiveService:
         # with nothing to age returns before reading, and must not hide new lines).
         live_before = file_signature(runtime.live_path)
         with self.bind(runtime.name):
+            started = time.perf_counter()
             try:
                 outcome = engine.run(given, time.time())
             except (StoreError, OSError) as error:
@@ -268,8 +284,39 @@ class HiveService:
                     runtime.seen_live = live_before
             if outcome is not None:
                 self._report(runtime, given, outcome)
+                if self.metrics is not None and outcome.committed:
+                    self._measure(runtime, outcome, time.perf_counter() - started,
+                                  isinstance(given, ModelResult))
             self._offer_to_models(runtime, engine, given, outcome)
         return outcome
+
+    def _measure(self, runtime: BeeRuntime, outcome: Pass, seconds: float,
+                 from_model: bool) -> None:
+        """The counters of one committed pass: per pass, never per line."""
+        metrics = self.metrics
+        assert metrics is not None
+        metrics.passes.inc()
+        metrics.pass_duration.observe(seconds)
+        if not from_model:
+            metrics.lines_read.inc(outcome.read)
+            for reason, count in outcome.rejections.items():
+                metrics.lines_rejected.labels(reason).inc(count)
+            metrics.evictions.inc(len(outcome.changes.evicted))
+            metrics.folds.inc(outcome.changes.folds)
+            written = len(outcome.changes.evicted) + outcome.changes.folds
+            if written:  # truncation writes first, whatever a model replaces later
+                metrics.summarizer_calls.labels(TRUNCATION).inc(written)
+        if outcome.rotated is not None:
+            metrics.rotations.inc()
+        settings = runtime.effective.horizon if runtime.effective else DEFAULTS
+        if settings.actif:
+            budgets = {"net": settings.budget_net, "condense": settings.budget_condense,
+                       "recit": settings.budget_recit}
+            fills = {zone: after / budgets[zone]
+                     for zone, (_, after) in outcome.view.zone_chars.items()}
+        else:
+            fills = {"handoff": len(outcome.view.text) / settings.handoff_max}
+        metrics.zone_fills(str(self.hive), runtime.name, fills)
 
     def _report_refused_records(self, runtime: BeeRuntime, engine: BeeEngine) -> None:
         """Manifest records naming another file than the bee's own: logged once each."""
@@ -325,6 +372,8 @@ class HiveService:
             with self.bind(runtime.name):
                 log.error("store.write_failed", reason=reason, retry_in_s=runtime.backoff_s)
         runtime.write_failed = True
+        if self.metrics is not None:
+            self.metrics.write_failures.inc()
         runtime.retry_at = now + runtime.backoff_s
         runtime.backoff_s = min(runtime.backoff_s * 2, BACKOFF_MAX_S)
         runtime.dirty = True
@@ -376,14 +425,38 @@ class HiveService:
                 lag_s=lag, write_failed=runtime.write_failed,
                 error=runtime.settings_error or runtime.state_error,
             )
+            if self.metrics is not None:
+                self.metrics.lag_of(str(self.hive), name, lag)
         beat = Heartbeat(pid=os.getpid(), version=__version__, started=self.started,
                          beat=format_instant(now), beat_epoch=now, watch=self.watch_mode,
                          bees=bees, log_file=logs.current_file())
         try:
             write_heartbeat(self.hive, beat)
+            self.beat_failed = None
         except StoreError as error:
             with self.bind():
                 log.error("store.write_failed", file="daemon.json", reason=str(error))
+            self.beat_failed = str(error)
+
+    def health_reasons(self) -> list[str]:
+        """Why `horizon status` would not exit 0 for this hive, as the daemon sees it."""
+        reasons = [f"{self.hive}: {problem}" for problem in self.problems]
+        reasons += [f"{self.hive}: unrecorded segment {name}" for name in self.unrecorded]
+        if self.beat_failed is not None:
+            reasons.append(f"{self.hive}: heartbeat not written: {self.beat_failed}")
+        for name, runtime in sorted(self.bees.items()):
+            if runtime.write_failed:
+                reasons.append(f"{self.hive} {name}: a derived write failed")
+            if runtime.settings_error:
+                reasons.append(f"{self.hive} {name}: settings rejected: "
+                               f"{runtime.settings_error}")
+            if runtime.state_error:
+                reasons.append(f"{self.hive} {name}: refused: {runtime.state_error}")
+        return reasons
+
+    def refused_count(self) -> int:
+        return (len(self.problems) + len(self.unrecorded)
+                + sum(runtime.state_error is not None for runtime in self.bees.values()))
 
     def derived_missing(self) -> bool:
         return not derived_root(self.hive).is_dir()

@@ -1,0 +1,216 @@
+"""Prometheus metrics and the health document, served on `metrics` ("host:port").
+
+The main loop updates the instruments once per pass (never per line) and publishes a
+health snapshot at each beat; the HTTP server's threads only read them. The exposition
+format is the client library's own (`make_wsgi_app`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    make_wsgi_app,
+)
+
+# From a fast debounce to a slow catch-up.
+LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0)
+# Per-bee series are capped: a hive that makes thousands of bees cannot make the scrape
+# (and Prometheus) pay for them.
+MAX_BEE_SERIES = 10_000
+ZONES = ("net", "condense", "recit")
+STALL_S = 30.0  # no health snapshot published for this long: the loop is stuck
+
+Environ = dict[str, Any]
+StartResponse = Callable[..., Any]
+
+
+@dataclass
+class Health:
+    """The verdict `horizon status` would give (exit 0 or not) and why."""
+
+    healthy: bool = True
+    reasons: list[str] = field(default_factory=list)
+    published: float = field(default_factory=time.monotonic)
+
+    def document(self) -> tuple[int, bytes]:
+        stalled = time.monotonic() - self.published > STALL_S
+        reasons = [*self.reasons, *(["the daemon's loop published nothing for "
+                                     f"{STALL_S:.0f} s"] if stalled else [])]
+        healthy = self.healthy and not stalled
+        body = {"status": "ok" if healthy else "degraded", "reasons": reasons}
+        return (200 if healthy else 503), json.dumps(body, ensure_ascii=False).encode()
+
+
+class Metrics:
+    """Every instrument, in a registry of the daemon's own."""
+
+    def __init__(self) -> None:
+        registry = CollectorRegistry()
+        self.registry = registry
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+        self.lines_read = Counter("horizon_lines_read",
+                                  "Journal lines read (a rebuild reads its history again)",
+                                  registry=registry)
+        self.lines_rejected = Counter("horizon_lines_rejected", "Rejected journal lines",
+                                      ["reason"], registry=registry)
+        self.passes = Counter("horizon_passes", "Passes that read or changed a view",
+                              registry=registry)
+        self.pass_duration = Histogram("horizon_pass_duration_seconds", "Time of one pass",
+                                       buckets=LATENCY_BUCKETS, registry=registry)
+        self.write_to_view = Histogram(
+            "horizon_write_to_view_seconds",
+            "From the first unprocessed write of a bee to its view written",
+            buckets=LATENCY_BUCKETS, registry=registry)
+        self.evictions = Counter("horizon_evictions", "Exchanges that left net",
+                                 registry=registry)
+        self.folds = Counter("horizon_folds", "Folds of condensé into the récit",
+                             registry=registry)
+        self.rotations = Counter("horizon_rotations", "Journals rotated into the archive",
+                                 registry=registry)
+        self.summarizer_calls = Counter("horizon_summarizer_calls",
+                                        "Texts a summarizer level wrote", ["level"],
+                                        registry=registry)
+        self.summarizer_fallbacks = Counter("horizon_summarizer_fallbacks",
+                                            "Model calls that fell back a level", ["level"],
+                                            registry=registry)
+        self.write_failures = Counter("horizon_write_failures", "Failed derived writes",
+                                      registry=registry)
+        self.zone_fill = Gauge("horizon_zone_fill_ratio",
+                               "A zone's characters in the view over its budget",
+                               ["hive", "bee", "zone"], registry=registry)
+        self.lag = Gauge("horizon_lag_seconds", "Since a bee's first unprocessed write",
+                         ["hive", "bee"], registry=registry)
+        self.refused_files = Gauge("horizon_refused_files",
+                                   "Files and names refused in the served hives",
+                                   registry=registry)
+        self.bee_series_dropped = Gauge("horizon_bee_series_dropped",
+                                        "Bees left without per-bee series (over the cap)",
+                                        registry=registry)
+        self.exposition = make_wsgi_app(registry)
+        self.bees_with_series: set[tuple[str, str]] = set()
+        self.dropped: set[tuple[str, str]] = set()
+        self.health = Health()
+
+    # -- per-bee series, capped ---------------------------------------------------------
+
+    def has_series(self, hive: str, bee: str) -> bool:
+        key = (hive, bee)
+        if key in self.bees_with_series:
+            return True
+        if len(self.bees_with_series) >= MAX_BEE_SERIES:
+            self.dropped.add(key)
+            self.bee_series_dropped.set(len(self.dropped))
+            return False
+        self.bees_with_series.add(key)
+        return True
+
+    def zone_fills(self, hive: str, bee: str, fills: dict[str, float]) -> None:
+        if self.has_series(hive, bee):
+            for zone, ratio in fills.items():
+                self.zone_fill.labels(hive, bee, zone).set(ratio)
+
+    def lag_of(self, hive: str, bee: str, seconds: float) -> None:
+        if self.has_series(hive, bee):
+            self.lag.labels(hive, bee).set(seconds)
+
+    def served(self, hive: str, bees: Iterable[str]) -> None:
+        """Only served bees have series: the others' go."""
+        keep = set(bees)
+        for key in [key for key in self.bees_with_series if key[0] == hive
+                    and key[1] not in keep]:
+            self.bees_with_series.discard(key)
+            with contextlib.suppress(KeyError):  # no beat set it yet
+                self.lag.remove(*key)
+            for zone in ZONES:
+                with contextlib.suppress(KeyError):  # no pass wrote that zone yet
+                    self.zone_fill.remove(*key, zone)
+        self.dropped = {key for key in self.dropped if key[0] != hive or key[1] in keep}
+        self.bee_series_dropped.set(len(self.dropped))
+
+    def forget_hive(self, hive: str) -> None:
+        self.served(hive, ())
+
+    # -- the health document -----------------------------------------------------------
+
+    def publish_health(self, reasons: list[str]) -> None:
+        self.health = Health(not reasons, reasons)  # one assignment: readers see one
+
+    # -- HTTP --------------------------------------------------------------------------
+
+    def app(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        if path == "/healthz":
+            code, body = self.health.document()
+            start_response(f"{code} {'OK' if code == 200 else 'Service Unavailable'}",
+                           [("Content-Type", "application/json"),
+                            ("Content-Length", str(len(body)))])
+            return [body]
+        if path == "/metrics":
+            return self.exposition(environ, start_response)  # type: ignore[no-any-return]
+        body = b"not found: /metrics or /healthz\n"
+        start_response("404 Not Found", [("Content-Type", "text/plain"),
+                                         ("Content-Length", str(len(body)))])
+        return [body]
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """Scrapes are not news."""
+
+
+class Listener:
+    """The HTTP listener of `metrics`, started, moved and stopped on reloads."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+        self.address: tuple[str, int] | None = None
+        self.server: _Server | None = None
+        self.thread: threading.Thread | None = None
+
+    def serve(self, address: tuple[str, int] | None) -> None:
+        """Listen on `address` (None: not at all); OSError when it cannot be bound."""
+        if address == self.address:
+            return
+        if address is None:
+            self.stop()
+            return
+        host, port = address
+        _Server.address_family = _family(host)
+        # Bound before the old one stops: an address that cannot be had keeps the old.
+        server = make_server(host, port, self.metrics.app, _Server, handler_class=_Quiet)
+        self.stop()
+        thread = threading.Thread(target=server.serve_forever, name="horizon-metrics",
+                                  daemon=True)
+        thread.start()
+        self.server, self.thread, self.address = server, thread, address
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+        self.server, self.thread, self.address = None, None, None
+
+
+def _family(host: str) -> int:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
