@@ -108,6 +108,7 @@ class Recit(msgspec.Struct, frozen=True):
         return not self.paroles and not any(self.sections.values())
 
 
+@functools.lru_cache(maxsize=4096)
 def quote_key(text: str) -> str:
     """Quotes are the same when their texts are, once cleaned and whitespace folded."""
     return hashlib.blake2b(flatten(text).encode(), digest_size=12).hexdigest()
@@ -121,7 +122,7 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
     if not quotes:
         return recit
     heard = dict(recit.heard)
-    paroles = list(recit.paroles)
+    held = {quote_key(quote.text): quote for quote in recit.paroles}  # one per key
     for quote in quotes:
         key = quote_key(quote.text)
         before = heard.get(key)
@@ -131,9 +132,10 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
             now = Heard(before.count + 1, before.first,
                         (*before.newest, quote.seq)[-NEWEST_SEQS:])
         heard[key] = now
-        paroles = [held for held in paroles if quote_key(held.text) != key]
-        paroles.append(Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
-                             quote.passing))
+        held.pop(key, None)  # said again: it moves to its newest seq
+        held[key] = Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
+                          quote.passing)
+    paroles = list(held.values())
     kept = {id(quote) for passing in (False, True)
             for quote in newest_within([q for q in paroles if q.passing == passing],
                                        keep_chars)}
@@ -165,7 +167,14 @@ def quote_lines(quote: Quote) -> list[str]:
 
 
 def quote_size(quote: Quote) -> int:
-    return sum(len(line) + 1 for line in _quote_lines(quote.shown_seqs(), quote.text))
+    return _quote_size(quote.seq, quote.seqs, quote.count, quote.text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _quote_size(seq: int, seqs: tuple[int, ...], count: int, text: str) -> int:
+    """Measured once per distinct quote: every fold weighs the quotes it keeps."""
+    shown = Quote(seq, text, seqs, count).shown_seqs()
+    return sum(len(line) + 1 for line in _quote_lines(shown, text))
 
 
 @functools.lru_cache(maxsize=16384)

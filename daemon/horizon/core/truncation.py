@@ -57,6 +57,8 @@ _TICKET = re.compile(
     r"\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b"
     r"|\b(?i:ticket|issue|bug|task|tâche)\s+#?(\d{1,6})\b"
     r"|(?<![\w#&])#(\d{2,6})\b")
+_CAPS_DASH_DIGIT = re.compile(r"[A-Z0-9]-\d")
+_TICKET_WORDS = ("ticket", "issue", "bug", "task", "tâche")
 _EXIT_STATUS = re.compile(r"\bexit (?:status|code) [1-9]", re.IGNORECASE)
 # A path without a folder is a file name only with an extension files have.
 _FILE_EXTENSIONS = frozenset({
@@ -69,6 +71,8 @@ _FILE_EXTENSIONS = frozenset({
 SCANNED_CHARS = 400  # of a question and an answer, where the files worked on are named
 ERROR_LINE_CHARS = 160
 TAIL_CHARS = 4096  # of a tool's answer, where its first and last lines are
+# Of the two ends of the bee's own words, where it states a failure or its next step.
+PROSE_ENDS_CHARS = 800
 _CLOSED = re.compile(
     r"\b(closed?|closing|fixed|resolved|done|merged|shipped|completed|"
     r"ferm[ée]e?s?|résolue?s?|terminée?s?|corrigée?s?|livrée?s?|clos(?:e|es)?)\b",
@@ -90,9 +94,21 @@ def reports_failure(original: str) -> bool:
     return _FAILURE.search(original) is not None
 
 
+def _may_name_tickets(text: str) -> bool:
+    """What any ticket name needs somewhere: `#`, one of the words, or `X-digit`."""
+    if "#" in text:
+        return True
+    folded = text.lower()
+    if any(word in folded for word in _TICKET_WORDS):
+        return True
+    return "-" in text and _CAPS_DASH_DIGIT.search(text) is not None
+
+
 def ticket_ids(text: str) -> list[str]:
     """Ticket or issue names (`ABC-12`, `ticket 42`, `issue #7`, `#5845`), first seen
     first."""
+    if not _may_name_tickets(text):
+        return []  # most texts name none: a plain look before the whole pattern
     found: dict[str, None] = {}
     for match in _TICKET.finditer(text):
         name = match.group(1) or f"#{match.group(2) or match.group(3)}"
@@ -119,6 +135,8 @@ def failure_line(item: Item) -> str | None:
     bee's own prose says so anywhere."""
     answer = item.answer
     if not item.tool:
+        if len(answer) > 2 * PROSE_ENDS_CHARS:  # the bee's words around a long paste
+            answer = f"{answer[:PROSE_ENDS_CHARS]}\n{answer[-PROSE_ENDS_CHARS:]}"
         if not reports_failure(answer):  # one cheap look at the whole text first
             return None
         return next((line for line in reversed(answer.splitlines())
@@ -156,7 +174,13 @@ def is_passing_word(text: str) -> bool:
 
 
 def stated_next_step(answer: str) -> str | None:
-    """The bee's own next step, when its answer states one."""
+    """The bee's own next step, when its answer states one: at its end (where a bee says
+    what comes next) or its start, not in the middle of a long output."""
+    if len(answer) > 2 * PROSE_ENDS_CHARS:
+        answer = f"{answer[:PROSE_ENDS_CHARS]}\n{answer[-PROSE_ENDS_CHARS:]}"
+    folded = answer.lower()
+    if "next" not in folded and "prochaine" not in folded and "ensuite" not in folded:
+        return None  # the words the pattern needs: ten times cheaper to look for
     match = _STATED_NEXT.search(answer)
     return flatten(match.group(1)) if match and match.group(1).strip() else None
 
@@ -172,8 +196,10 @@ def _gist(item: Item) -> str:
 def signals_of(item: Item) -> Signals:
     """What the rules read in an exchange, while its whole answer is at hand."""
     head = f"{item.question}\n{item.answer[:TICKET_SCAN_CHARS]}"
-    return Signals(failure_line(item), files_named(item), tuple(ticket_ids(head)),
-                   _CLOSED.search(head) is not None, stated_next_step(item.answer))
+    tickets = tuple(ticket_ids(head))
+    closes = bool(tickets) and _CLOSED.search(head) is not None
+    return Signals(failure_line(item), files_named(item), tickets, closes,
+                   stated_next_step(item.answer))
 
 
 def learn(facts: Facts, item: Item, index: int, ligne_max: int) -> Facts:
@@ -280,14 +306,13 @@ class Truncation:
         self.ligne_max = ligne_max
 
     def condense(self, exchange: Item) -> Condensed:
-        return Condensed(flat_cut(exchange.answer, self.ligne_max), LEVEL,
-                         whole=self.kept_whole(exchange.answer))
+        text = flat_cut(exchange.answer, self.ligne_max)
+        return Condensed(text, LEVEL, whole=self.kept_whole(exchange.answer, text))
 
-    def kept_whole(self, answer: str) -> bool:
-        """Whether flat_cut(answer) is the whole answer flattened (no cut), without
-        flattening a long answer that was cut."""
+    def kept_whole(self, answer: str, text: str) -> bool:
+        """Whether `text`, flat_cut(answer), is the whole answer flattened (no cut),
+        without flattening a long answer that was cut."""
         limit = self.ligne_max
-        text = flat_cut(answer, limit)
         if len(text) < limit or not text.endswith(ELLIPSIS):
             return True  # a cut text is `limit` long and ends with the ellipsis
         # A prefix flattens to no more than the whole: over the limit, the whole was cut.
