@@ -19,11 +19,11 @@ class Daemon:
     """`horizon run` with a notify socket, so READY=1 is seen the moment it is sent."""
 
     def __init__(self, root: Path, hives: list[Path], debounce: float,
-                 max_wait: float | None = None) -> None:
+                 max_wait: float | None = None, metrics: str | None = None) -> None:
         self.config = root / "config.json"
         self.config.write_text(json.dumps({
             "hives": [str(h) for h in hives], "poll_s": 2, "sweep_s": 60,
-            "log": {"dir": str(root / "logs")},
+            "log": {"dir": str(root / "logs")}, "metrics": metrics,
             "horizon": {"debounce_s": debounce,
                         "max_wait_s": max_wait if max_wait else max(debounce, 0.1)},
         }))

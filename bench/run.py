@@ -8,16 +8,20 @@ run and reported as a ratio or against a target (README, "Performance").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -198,16 +202,29 @@ def batch_cost(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
 
 # -- 3. end-to-end freshness --------------------------------------------------------------
 
-def freshness(root: Path, sizes: Sizes) -> dict[str, Any]:
+def freshness(root: Path, sizes: Sizes, metrics_port: int | None = None) -> dict[str, Any]:
+    """Lines written to many bees at a steady rate: how long until each shows in its view.
+    With `metrics_port`, the daemon serves its metrics and is scraped every second."""
     debounce = 0.05
-    hive = root / "fresh" / "hive"
+    folder = root / ("fresh-metrics" if metrics_port else "fresh")
+    hive = folder / "hive"
     bees = [f"b{index:03d}" for index in range(sizes.bees_fresh)]
     (hive / "window").mkdir(parents=True)
     (hive / "bees").mkdir()
     for bee in bees:
         (hive / "bees" / f"{bee}.toml").write_text("[horizon]\nactif = true\n")
-    daemon = Daemon(root / "fresh", [hive], debounce)
+    daemon = Daemon(folder, [hive], debounce,
+                    metrics=f"127.0.0.1:{metrics_port}" if metrics_port else None)
     daemon.start()
+    scraping = threading.Event()
+    if metrics_port:
+        def scrape() -> None:
+            while not scraping.wait(1.0):
+                with contextlib.suppress(OSError):
+                    urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics",
+                                           timeout=5).read()
+
+        threading.Thread(target=scrape, daemon=True).start()
     written: list[tuple[str, int, float]] = []
     counts = dict.fromkeys(bees, 0)
     rng = random.Random(1)
@@ -224,6 +241,8 @@ def freshness(root: Path, sizes: Sizes) -> dict[str, Any]:
         written.append((bee, counts[bee], time.time()))
         time.sleep(rng.expovariate(50))  # ~50 lines/s over the hive: a line per bee per 2 s
     time.sleep(1.0)
+    cpu = daemon.cpu_seconds()
+    scraping.set()
     daemon.stop()
     seen: dict[str, list[tuple[int, float]]] = {}
     for raw in daemon.log.read_text().splitlines():
@@ -241,7 +260,20 @@ def freshness(root: Path, sizes: Sizes) -> dict[str, Any]:
     p99 = delays[int(len(delays) * 0.99)] if delays else float("nan")
     return {"bees": sizes.bees_fresh, "lines": len(written), "debounce_s": debounce,
             "p50_ms": round(p50 * 1000, 1), "p99_ms": round(p99 * 1000, 1),
-            "unseen": len(written) - len(delays)}
+            "unseen": len(written) - len(delays), "cpu_s": round(cpu, 3),
+            "cpu_ms_per_line": round(cpu * 1000 / max(1, len(written)), 3)}
+
+
+def metrics_cost(root: Path, sizes: Sizes) -> dict[str, Any]:
+    """The freshness item again with metrics on and scraped, beside the run without."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    off = freshness(root / "cost-off", sizes)
+    on = freshness(root / "cost-on", sizes, metrics_port=port)
+    return {"off": off, "on": on,
+            "cpu_ratio": round(on["cpu_ms_per_line"] / max(off["cpu_ms_per_line"], 1e-9), 3),
+            "p99_ms_off": off["p99_ms"], "p99_ms_on": on["p99_ms"]}
 
 
 # -- 4. scale -------------------------------------------------------------------------------
@@ -319,6 +351,9 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             results["history"]["ratio"] <= 1.2),
         row("freshness p99 (ms)", fresh["p99_ms"], f"<= {budget_ms:.0f}",
             fresh["p99_ms"] <= budget_ms and fresh["unseen"] == 0),
+        row("metrics on and scraped: daemon CPU per line, on/off",
+            results["metrics_cost"]["cpu_ratio"], "<= 1.1",
+            results["metrics_cost"]["cpu_ratio"] <= 1.1),
         row("scale: RSS after catch-up (MB)", results["scale"]["rss_mb"], "<= 200",
             results["scale"]["rss_mb"] <= 200),
         row("scale: start to READY (s)", results["scale"]["ready_s"], "<= 3",
@@ -355,6 +390,7 @@ def main() -> int:
             "ingest": ingest(root, sizes, runs),
             "history": batch_cost(root, sizes, runs),
             "freshness": freshness(root, sizes),
+            "metrics_cost": metrics_cost(root, sizes),
             "scale": scale(root, sizes),
             "rebuild": rebuild(root, sizes, runs),
             "fairness": fairness(root, sizes.flood_lines, sizes.fair_seconds),

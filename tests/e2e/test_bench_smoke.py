@@ -10,6 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = {
     "ingest throughput vs floor", "batch of 10: 200k vs 100 history", "freshness p99 (ms)",
+    "metrics on and scraped: daemon CPU per line, on/off",
     "scale: RSS after catch-up (MB)", "scale: start to READY (s)",
     "scale: idle CPU (% of a core)", "rebuild peak memory (MB)",
     "fairness: others' p99 under a 10 M-line flood (s)",
