@@ -4,6 +4,7 @@ with the client library's own parser, and checked against what was written."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -180,3 +181,21 @@ def test_per_bee_series_stay_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> N
         assert samples["horizon_bee_series_dropped"] == 1
     finally:
         listener.stop()
+
+
+def test_the_grafana_dashboard_queries_only_metrics_the_daemon_exposes() -> None:
+    dashboard = json.loads((Path(__file__).resolve().parents[2] / "docs" /
+                            "grafana-horizon.json").read_text(encoding="utf-8"))
+    exposed = {sample.name for family in Metrics().registry.collect()
+               for sample in family.samples} | {
+        family.name for family in Metrics().registry.collect()}
+    queried = {name for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"horizon_[a-z_]+", target["expr"])}
+    assert queried, "the dashboard queries horizon's metrics"
+    # Labelled series exist once set; their families are in the registry from the start.
+    families = {name.removesuffix("_total").removesuffix("_bucket") for name in queried}
+    assert families <= {name.removesuffix("_total") for name in exposed}, families - exposed
+    titles = " ".join(panel["title"] for panel in dashboard["panels"]).lower()
+    for wanted in ("lines read", "rejected", "pass duration", "write-to-view", "lag",
+                   "zone fill", "fallbacks", "write failures"):
+        assert wanted in titles, wanted
