@@ -179,6 +179,10 @@ def test_per_bee_series_stay_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> N
         assert {key for key in samples if key.startswith("horizon_zone_fill_ratio{")} == {
             'horizon_zone_fill_ratio{bee="bee0",hive="/hive",zone="net"}'}
         assert samples["horizon_bee_series_dropped"] == 1
+        metrics.lag_of("/hive", "bee5", 2.0)  # a slot came free: no longer dropped
+        samples = scrape(port)
+        assert samples['horizon_lag_seconds{bee="bee5",hive="/hive"}'] == 2.0
+        assert samples["horizon_bee_series_dropped"] == 0
     finally:
         listener.stop()
 

@@ -38,6 +38,7 @@ from horizon.core.truncation import (
     ERRORS_WINDOW,
     WINDOW,
     is_passing_word,
+    is_question,
     signals_of,
     ticket_ids,
 )
@@ -161,7 +162,7 @@ def reference_facts(folded: list[Item], ligne_max: int) -> Facts:
     decisions = [Fact(item.seq, index + 1, cut(f"#{item.seq} {flatten(item.question)} → "
                                                f"{flatten(item.answer)}", ligne_max))
                  for index in window if (item := folded[index]).type == "conversation"
-                 and item.question.strip() and not flatten(item.question).endswith("?")]
+                 and item.question.strip() and not is_question(item.question)]
     last_mention: dict[str, int] = {}
     for index in range(count):
         for name in signals[index].tickets:
@@ -182,7 +183,7 @@ def reference_facts(folded: list[Item], ligne_max: int) -> Facts:
             next_step = Fact(item.seq, index + 1,
                              cut(f"#{item.seq} {signals[index].next_step}", ligne_max))
         elif (item.type == "conversation" and item.lighthouse and item.question.strip()
-              and not flatten(item.question).endswith("?") and ticket_ids(item.question)):
+              and not is_question(item.question) and ticket_ids(item.question)):
             next_step = Fact(item.seq, index + 1, cut(
                 f"#{item.seq} {item.sender or 'apicultrice'} : {flatten(item.question)}",
                 ligne_max))

@@ -190,3 +190,29 @@ def test_the_view_holds_its_cap_and_speaks_its_language(entries: list, horizon: 
     assert other.notice(BEE) not in view.text
     if horizon.actif and zones.net:
         assert horizon.labels.notice(BEE) in view.text
+
+
+@given(st.lists(st.tuples(st.integers(1, 900), st.sampled_from([*_SAYINGS, "a", "b", "c"])),
+                max_size=40), st.integers(0, 3000))
+def test_the_seqs_remembered_are_capped_one_quote_at_a_time(said: list[tuple[int, str]],
+                                                            keep: int) -> None:
+    from horizon.core import recit as recit_module
+
+    said = sorted(set(said))
+    quotes = [Quote(seq, text) for seq, text in said]
+    cap = recit_module.HEARD_MAX
+    recit_module.HEARD_MAX = 3
+    try:
+        one_by_one = Recit()
+        for quote in quotes:
+            one_by_one = add_quotes(one_by_one, [quote], keep)
+        assert one_by_one == add_quotes(Recit(), quotes, keep)
+        assert len(one_by_one.heard) <= 3
+    finally:
+        recit_module.HEARD_MAX = cap
+
+
+def test_tickets_are_looked_for_at_the_head_of_a_text_only() -> None:
+    assert ticket_ids("ABC-12 " + "x " * 5000) == ["ABC-12"]
+    assert ticket_ids("x " * 5000 + "ABC-12") == [], "a huge text is not scanned whole"
+    assert ticket_ids(" ".join(f"#{n}" for n in range(10, 99))) == ["#10", "#11", "#12"]

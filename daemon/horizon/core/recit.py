@@ -35,6 +35,9 @@ FREE_SECTIONS = (DECISIONS, FILES, ERRORS, WORK, NEXT)
 MIN_LINE_CHARS = 100
 # A repeated quote lists its first seq, then `…`, then its newest ones.
 NEWEST_SEQS = 5
+# The distinct quotes whose seqs are remembered: the most recently heard ones.
+HEARD_MAX = 4096
+CACHED_CHARS = 4096  # texts longer than this are never kept in a cache
 
 
 class Line(msgspec.Struct, frozen=True):
@@ -108,10 +111,18 @@ class Recit(msgspec.Struct, frozen=True):
         return not self.paroles and not any(self.sections.values())
 
 
-@functools.lru_cache(maxsize=4096)
 def quote_key(text: str) -> str:
     """Quotes are the same when their texts are, once cleaned and whitespace folded."""
+    if len(text) > CACHED_CHARS:  # never pin a huge text in a cache
+        return _key(text)
+    return _cached_key(text)
+
+
+def _key(text: str) -> str:
     return hashlib.blake2b(flatten(text).encode(), digest_size=12).hexdigest()
+
+
+_cached_key = functools.lru_cache(maxsize=4096)(_key)
 
 
 def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
@@ -131,7 +142,10 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
         else:
             now = Heard(before.count + 1, before.first,
                         (*before.newest, quote.seq)[-NEWEST_SEQS:])
-        heard[key] = now
+        heard.pop(key, None)
+        heard[key] = now  # the most recently heard last
+        if len(heard) > HEARD_MAX:  # one at a time, so batches do not matter
+            del heard[next(iter(heard))]
         held.pop(key, None)  # said again: it moves to its newest seq
         held[key] = Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
                           quote.passing)
@@ -155,11 +169,19 @@ def newest_within(quotes: list[Quote], room: int) -> list[Quote]:
     return kept
 
 
-@functools.lru_cache(maxsize=4096)
 def _quote_lines(seqs: str, text: str) -> tuple[str, ...]:
+    if len(text) > CACHED_CHARS:
+        return _lines_of_quote(seqs, text)
+    return _cached_quote_lines(seqs, text)
+
+
+def _lines_of_quote(seqs: str, text: str) -> tuple[str, ...]:
     lines = quoted_lines(text)
     lines[0] = f"> {seqs} — " + lines[0][2:] if lines[0] != ">" else f"> {seqs} —"
     return tuple(lines)
+
+
+_cached_quote_lines = functools.lru_cache(maxsize=4096)(_lines_of_quote)
 
 
 def quote_lines(quote: Quote) -> list[str]:
@@ -167,14 +189,18 @@ def quote_lines(quote: Quote) -> list[str]:
 
 
 def quote_size(quote: Quote) -> int:
-    return _quote_size(quote.seq, quote.seqs, quote.count, quote.text)
+    if len(quote.text) > CACHED_CHARS:
+        return _size_of_quote(quote.seq, quote.seqs, quote.count, quote.text)
+    return _cached_quote_size(quote.seq, quote.seqs, quote.count, quote.text)
 
 
-@functools.lru_cache(maxsize=4096)
-def _quote_size(seq: int, seqs: tuple[int, ...], count: int, text: str) -> int:
+def _size_of_quote(seq: int, seqs: tuple[int, ...], count: int, text: str) -> int:
     """Measured once per distinct quote: every fold weighs the quotes it keeps."""
     shown = Quote(seq, text, seqs, count).shown_seqs()
     return sum(len(line) + 1 for line in _quote_lines(shown, text))
+
+
+_cached_quote_size = functools.lru_cache(maxsize=4096)(_size_of_quote)
 
 
 @functools.lru_cache(maxsize=16384)

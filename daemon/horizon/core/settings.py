@@ -223,7 +223,8 @@ def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
 def parse_listen(value: str) -> tuple[str, int]:
     """`host:port` (`[::1]:9464` for IPv6) as (host, port); ValueError naming the fault."""
     host, colon, port = value.rpartition(":")
-    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if (not colon or not host or not port.isdigit() or not 0 < int(port) < 65536
+            or not host.isprintable() or " " in host):
         raise ValueError(f"{value!r}: expected \"host:port\", e.g. \"127.0.0.1:9464\"")
     return host.removeprefix("[").removesuffix("]"), int(port)
 

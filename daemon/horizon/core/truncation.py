@@ -78,7 +78,7 @@ _CLOSED = re.compile(
     r"ferm[ée]e?s?|résolue?s?|terminée?s?|corrigée?s?|livrée?s?|clos(?:e|es)?)\b",
     re.IGNORECASE)
 _STATED_NEXT = re.compile(
-    r"(?:next step|prochaine étape|next,? i(?:'ll| will)|ensuite,? je)\s*:?\s*([^\n]+)",
+    r"(?:next step|prochaine étape|next,? i(?:'ll| will)|ensuite,? je)[ \t]*:?[ \t]*([^\n]+)",
     re.IGNORECASE)
 TICKET_SCAN_CHARS = 600  # a ticket is named in the request or the answer's first lines
 
@@ -107,13 +107,15 @@ def _may_name_tickets(text: str) -> bool:
 def ticket_ids(text: str) -> list[str]:
     """Ticket or issue names (`ABC-12`, `ticket 42`, `issue #7`, `#5845`), first seen
     first."""
+    text = text[:TICKET_SCAN_CHARS * 2]  # a request names its ticket early
     if not _may_name_tickets(text):
         return []  # most texts name none: a plain look before the whole pattern
     found: dict[str, None] = {}
     for match in _TICKET.finditer(text):
-        name = match.group(1) or f"#{match.group(2) or match.group(3)}"
-        found.setdefault(name, None)
-    return list(found)[:TICKETS_PER_ENTRY]
+        found.setdefault(match.group(1) or f"#{match.group(2) or match.group(3)}", None)
+        if len(found) == TICKETS_PER_ENTRY:
+            break
+    return list(found)
 
 
 def files_named(item: Item) -> tuple[str, ...]:
@@ -164,7 +166,8 @@ def _outer_lines(answer: str) -> list[str]:
 
 
 def is_question(text: str) -> bool:
-    return flatten(text).endswith("?")
+    """Whether words end with a question mark (looked for at their end only)."""
+    return flatten(text[-200:]).endswith("?")
 
 
 def is_passing_word(text: str) -> bool:
@@ -195,7 +198,7 @@ def _gist(item: Item) -> str:
 
 def signals_of(item: Item) -> Signals:
     """What the rules read in an exchange, while its whole answer is at hand."""
-    head = f"{item.question}\n{item.answer[:TICKET_SCAN_CHARS]}"
+    head = f"{item.question[:TICKET_SCAN_CHARS]}\n{item.answer[:TICKET_SCAN_CHARS]}"
     tickets = tuple(ticket_ids(head))
     closes = bool(tickets) and _CLOSED.search(head) is not None
     return Signals(failure_line(item), files_named(item), tickets, closes,

@@ -123,6 +123,7 @@ class Daemon:
                 log.info("daemon.stopped", pid=os.getpid(), exit_code=1, ran_s=0.0)
                 return 1
         self._catch_up()
+        self._publish_health()  # ready: what /healthz says is status's verdict from now on
         self.scheduler.start()
         self._schedule_periodic()
         bees = sum(len(service.bees) for service in self.services.values())
@@ -142,9 +143,9 @@ class Daemon:
         address = config.metrics_address()
         try:
             self.listener.serve(address)
-        except OSError as error:
+        except (OSError, ValueError, TypeError) as error:
             log.error("metrics.unavailable", listen=config.metrics,
-                      reason=error.strerror or str(error))
+                      reason=getattr(error, "strerror", None) or str(error))
             return False
         if address is not None and self.listener.address == address:
             log.info("metrics.listening", listen=config.metrics)

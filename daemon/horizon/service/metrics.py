@@ -106,7 +106,7 @@ class Metrics:
         self.exposition = make_wsgi_app(registry)
         self.bees_with_series: set[tuple[str, str]] = set()
         self.dropped: set[tuple[str, str]] = set()
-        self.health = Health()
+        self.health = Health(False, ["starting: the bees are being brought up to date"])
 
     # -- per-bee series, capped ---------------------------------------------------------
 
@@ -119,6 +119,9 @@ class Metrics:
             self.bee_series_dropped.set(len(self.dropped))
             return False
         self.bees_with_series.add(key)
+        if key in self.dropped:  # a slot came free for it
+            self.dropped.discard(key)
+            self.bee_series_dropped.set(len(self.dropped))
         return True
 
     def zone_fills(self, hive: str, bee: str, fills: dict[str, float]) -> None:
@@ -175,6 +178,8 @@ class _Server(ThreadingMixIn, WSGIServer):
 
 
 class _Quiet(WSGIRequestHandler):
+    timeout = 5  # an idle connection is closed, never held open by whoever opened it
+
     def log_message(self, format: str, *args: Any) -> None:
         """Scrapes are not news."""
 
@@ -197,6 +202,8 @@ class Listener:
             return
         host, port = address
         _Server.address_family = _family(host)
+        if self.address is not None and self.address[1] == port:
+            self.stop()  # the same port on another host: ours to let go first
         # Bound before the old one stops: an address that cannot be had keeps the old.
         server = make_server(host, port, self.metrics.app, _Server, handler_class=_Quiet)
         self.stop()
