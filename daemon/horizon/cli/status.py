@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -38,21 +39,25 @@ LOG_TAIL_BYTES = 256 * 1024
 LAG_COUNT_BYTES = 64 << 20  # lines behind are counted up to this much; beyond, unknown
 
 
-def pending_bytes(hive: Path, bee: str, state: BeeState | None) -> int:
+def unread(paths: list[Path], state: BeeState | None) -> Iterator[tuple[Path, int]]:
+    """Each segment from the checkpoint's on, with the offset reading resumes at."""
+    reached = state is None or not state.checkpoint.segment
+    for path in paths:
+        if reached:
+            yield path, 0
+        elif state is not None and path.name == state.checkpoint.segment:
+            reached = True
+            yield path, state.checkpoint.offset
+
+
+def pending_bytes(paths: list[Path], state: BeeState | None) -> int:
     """Journal bytes written after the checkpoint: the lag, without reading them."""
     total = 0
-    reached = state is None or not state.checkpoint.segment
-    window = window_dir(hive)
-    for path in segment_paths(window, bee, read_manifest(window, bee).segments()):
+    for path, start in unread(paths, state):
         try:
-            size = os.stat(path, follow_symlinks=False).st_size
+            total += max(0, os.stat(path, follow_symlinks=False).st_size - start)
         except OSError:
             continue
-        if reached:
-            total += size
-        elif state is not None and path.name == state.checkpoint.segment:
-            total += max(0, size - state.checkpoint.offset)
-            reached = True
     return total
 
 
@@ -87,19 +92,13 @@ def last_write_failure(log_file: Path, hive: Path, since: float) -> str | None:
     return None
 
 
-def pending_lines(hive: Path, bee: str, state: BeeState | None, limit: int) -> int | None:
+def pending_lines(hive: Path, paths: list[Path], state: BeeState | None, limit: int
+                  ) -> int | None:
     """Complete lines written after the checkpoint, counted in the bytes after it (at
     most `limit` of them: beyond, None)."""
-    window = window_dir(hive)
-    reached = state is None or not state.checkpoint.segment
     lines = 0
     budget = limit
-    for path in segment_paths(window, bee, read_manifest(window, bee).segments()):
-        start = 0
-        if not reached:
-            if state is None or path.name != state.checkpoint.segment:
-                continue
-            start, reached = state.checkpoint.offset, True
+    for path, start in unread(paths, state):
         try:
             fd = open_regular(path, under=hive)
         except JournalError:
@@ -120,11 +119,11 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     window = window_dir(hive)
     report: dict[str, Any] = {"bee": bee}
     try:
-        report["segments"] = len(segment_paths(window, bee,
-                                               read_manifest(window, bee).segments()))
+        paths = segment_paths(window, bee, read_manifest(window, bee).segments())
+        report["segments"] = len(paths)
         state = load_state(hive, bee)
-        lag_bytes = pending_bytes(hive, bee, state)
-        lag_lines = pending_lines(hive, bee, state, LAG_COUNT_BYTES)
+        lag_bytes = pending_bytes(paths, state)
+        lag_lines = pending_lines(hive, paths, state, LAG_COUNT_BYTES)
     except (StateTooNew, StoreError, JournalError, OSError) as error:
         report.update(error=str(error), degraded=True)
         return report
