@@ -183,9 +183,8 @@ def zone_report(bee: str, zones: Zones, effective: Effective) -> dict[str, Any]:
                               "chars": after["chars"], "cap": settings.cap,
                               "cut": len(after["cut"])}
     if settings.actif:
-        budgets = {"net": settings.budget_net, "condense": settings.budget_condense,
-                   "recit": settings.budget_recit}
-        report["zones"] = {zone: {"before": before, "after": after, "budget": budgets[zone]}
+        report["zones"] = {zone: {"before": before, "after": after,
+                                  "budget": settings.budgets[zone]}
                            for zone, (before, after) in view.zone_chars.items()}
     return report
 

@@ -58,6 +58,12 @@ class HorizonSettings(msgspec.Struct, frozen=True, kw_only=True):
         return labels_for(self.langue)
 
     @property
+    def budgets(self) -> dict[str, int]:
+        """Each zone's budget, by the zone's name."""
+        return {"net": self.budget_net, "condense": self.budget_condense,
+                "recit": self.budget_recit}
+
+    @property
     def cap(self) -> int:
         """The hard cap of handoff.md in the current mode."""
         if self.actif:

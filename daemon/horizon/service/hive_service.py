@@ -285,38 +285,12 @@ class HiveService:
             if outcome is not None:
                 self._report(runtime, given, outcome)
                 if self.metrics is not None and outcome.committed:
-                    self._measure(runtime, outcome, time.perf_counter() - started,
-                                  isinstance(given, ModelResult))
+                    settings = runtime.effective.horizon if runtime.effective else DEFAULTS
+                    self.metrics.record_pass(str(self.hive), runtime.name, settings, outcome,
+                                             time.perf_counter() - started,
+                                             isinstance(given, ModelResult))
             self._offer_to_models(runtime, engine, given, outcome)
         return outcome
-
-    def _measure(self, runtime: BeeRuntime, outcome: Pass, seconds: float,
-                 from_model: bool) -> None:
-        """The counters of one committed pass: per pass, never per line."""
-        metrics = self.metrics
-        assert metrics is not None
-        metrics.passes.inc()
-        metrics.pass_duration.observe(seconds)
-        if not from_model:
-            metrics.lines_read.inc(outcome.read)
-            for reason, count in outcome.rejections.items():
-                metrics.lines_rejected.labels(reason).inc(count)
-            metrics.evictions.inc(len(outcome.changes.evicted))
-            metrics.folds.inc(outcome.changes.folds)
-            written = len(outcome.changes.evicted) + outcome.changes.folds
-            if written:  # truncation writes first, whatever a model replaces later
-                metrics.summarizer_calls.labels(TRUNCATION).inc(written)
-        if outcome.rotated is not None:
-            metrics.rotations.inc()
-        settings = runtime.effective.horizon if runtime.effective else DEFAULTS
-        if settings.actif:
-            budgets = {"net": settings.budget_net, "condense": settings.budget_condense,
-                       "recit": settings.budget_recit}
-            fills = {zone: after / budgets[zone]
-                     for zone, (_, after) in outcome.view.zone_chars.items()}
-        else:
-            fills = {"handoff": len(outcome.view.text) / settings.handoff_max}
-        metrics.zone_fills(str(self.hive), runtime.name, fills)
 
     def _report_refused_records(self, runtime: BeeRuntime, engine: BeeEngine) -> None:
         """Manifest records naming another file than the bee's own: logged once each."""

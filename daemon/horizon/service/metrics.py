@@ -28,6 +28,10 @@ from prometheus_client import (
     make_wsgi_app,
 )
 
+from horizon.core.settings import HorizonSettings
+from horizon.core.summarizer import TRUNCATION
+from horizon.engine.stepping import Pass
+
 # From a fast debounce to a slow catch-up.
 LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0)
 # Per-bee series are capped: a hive that makes thousands of bees cannot make the scrape
@@ -123,6 +127,29 @@ class Metrics:
             self.dropped.discard(key)
             self.bee_series_dropped.set(len(self.dropped))
         return True
+
+    def record_pass(self, hive: str, bee: str, settings: HorizonSettings, outcome: Pass,
+                    seconds: float, from_model: bool) -> None:
+        """The instruments of one committed pass: per pass, never per line."""
+        self.passes.inc()
+        self.pass_duration.observe(seconds)
+        if not from_model:
+            self.lines_read.inc(outcome.read)
+            for reason, count in outcome.rejections.items():
+                self.lines_rejected.labels(reason).inc(count)
+            self.evictions.inc(len(outcome.changes.evicted))
+            self.folds.inc(outcome.changes.folds)
+            written = len(outcome.changes.evicted) + outcome.changes.folds
+            if written:  # truncation writes first, whatever a model replaces later
+                self.summarizer_calls.labels(TRUNCATION).inc(written)
+        if outcome.rotated is not None:
+            self.rotations.inc()
+        if settings.actif:
+            fills = {zone: after / settings.budgets[zone]
+                     for zone, (_, after) in outcome.view.zone_chars.items()}
+        else:
+            fills = {"handoff": len(outcome.view.text) / settings.handoff_max}
+        self.zone_fills(hive, bee, fills)
 
     def zone_fills(self, hive: str, bee: str, fills: dict[str, float]) -> None:
         if self.has_series(hive, bee):
