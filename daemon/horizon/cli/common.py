@@ -71,17 +71,17 @@ def derived_settings(config: GlobalConfig, source: str, hive: Path, bee: str,
     """A bee's settings for a command that reads the derived view: while one of its
     settings files is broken, the ones its derived state was made with (the daemon's last
     good), and the broken file's error."""
-    try:
-        if broken_config is not None:
-            raise UserError(broken_config)
-        return effective_settings(config, source, hive, bee), None
-    except (SettingsError, UserError) as error:
-        with reported():
-            state = load_state(hive, bee)
-        if state is None or state.settings is None:
-            raise UserError(f"{error} (and no derived view of {bee} to show meanwhile)"
-                            ) from None
-        return state.settings, str(error)
+    broken = broken_config
+    if broken is None:
+        try:
+            return effective_settings(config, source, hive, bee), None
+        except SettingsError as error:
+            broken = str(error)
+    with reported():
+        state = load_state(hive, bee)
+    if state is None or state.settings is None:
+        raise UserError(f"{broken} (and no derived view of {bee} to show meanwhile)")
+    return state.settings, broken
 
 
 def bee_settings(config: GlobalConfig, source: str, hive: Path, bee: str) -> Effective:
