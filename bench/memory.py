@@ -19,8 +19,11 @@ the text appears anywhere in handoff.md unless a section is said:
 - fixed_failures_listed_open: failures folded together with their fix that an Errors
   line still speaks of (their #seq, or their path with no seq or with a seq from the
   failure up to its fix) without the fix's #seq or a word saying so (0);
-- ticket_in_flight: the ticket opened and not yet closed, named in net, or else in the
-  Work in progress section (90 %; a miss still named in condensé is counted apart);
+- ticket_in_flight: the ticket opened and not yet closed, named where the entries that
+  name it are: in net, in condensé while they wait there unfolded (a lighthouse stays in
+  condensé long after younger entries were folded), or in the Work in progress section
+  once they are folded (90 %; the hits found in condensé and in Work in progress are
+  counted apart);
 - next_step_placeholder: samples, once something was folded, whose Next step section
   reads like "reprendre après" / "voir le condensé" / "resume after" (0);
 - view_over_cap: passes (and samples read from disk) where handoff.md is longer than the
@@ -172,7 +175,7 @@ class Measures:
     failures_out_of_net: Tally = field(default_factory=Tally)
     ticket: Tally = field(default_factory=Tally)
     ticket_by_wip: int = 0
-    ticket_in_condense_only: int = 0
+    ticket_in_condense: int = 0
     next_step_current: Tally = field(default_factory=Tally)
     stale_errors: int = 0
     stale_errors_max: int = 0
@@ -298,11 +301,14 @@ def probe(session: Session, seq: int, view: str, outcome: Pass, folded: set[int]
         ticket = tickets[-1].name
         wip = "\n".join(parsed.sections.get(WORK, []))
         in_net, in_wip = names_ticket(parsed.net, ticket), names_ticket(wip, ticket)
-        row["ticket"] = ticket + (" net" if in_net else " wip" if in_wip else " MISSING")
-        measures.ticket.add(int(in_net or in_wip), 1)
-        measures.ticket_by_wip += in_wip and not in_net
-        measures.ticket_in_condense_only += not (in_net or in_wip) and names_ticket(
-            parsed.outside, ticket)
+        # `outside` is condensé and net: only entries not folded yet are there.
+        in_condense = not in_net and names_ticket(parsed.outside, ticket)
+        found = in_net or in_condense or in_wip
+        row["ticket"] = ticket + (" net" if in_net else " condensé" if in_condense
+                                  else " wip" if in_wip else " MISSING")
+        measures.ticket.add(int(found), 1)
+        measures.ticket_by_wip += in_wip and not (in_net or in_condense)
+        measures.ticket_in_condense += in_condense
 
     row["next_step"] = "-"
     if folded:
@@ -344,7 +350,7 @@ def probes(measures: Measures) -> dict[str, dict[str, Any]]:
             "samples": measures.stale_samples, "worst_sample": measures.stale_errors_max},
         "ticket_in_flight": ratio_probe(measures.ticket, 0.9) | {
             "found_in_work_in_progress": measures.ticket_by_wip,
-            "missed_but_in_condense": measures.ticket_in_condense_only},
+            "found_in_condense": measures.ticket_in_condense},
         "next_step_placeholder": {
             "measured": measures.placeholders, "target": "0", "met": measures.placeholders == 0,
             "samples": measures.next_samples, "empty": measures.empty_next},
