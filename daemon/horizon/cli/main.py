@@ -125,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the version and exit")
     commands = _Commands(parser, common)
     _view_commands(commands)
+    _recall_commands(commands)
     _hive_commands(commands)
     _service_commands(commands)
     return parser
@@ -192,6 +193,74 @@ def _view_commands(commands: _Commands) -> None:
     check.add_argument("hives", nargs="*", metavar="HIVE",
                        help="hives to check beyond those of config.json")
     check.add_argument("--strict", action="store_true", help="exit 1 on an audit warning too")
+
+
+def count(low: int, high: int | None = None) -> Callable[[str], int]:
+    """A whole number from `low` (to `high`), as an argument type."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: {bounds}")
+        return value
+    return parse
+
+
+def _recall_commands(commands: _Commands) -> None:
+    show = commands.add(
+        "show", "print entries of a bee's whole history by seq (recall)",
+        """Finds each entry in the journal and its archives by its seq, the number every
+        view gives it, and prints it cleaned as the view cleans it. Each entry's text (its
+        question, then its answer) is cut at --max-chars, with a last line saying how to
+        read on with --offset. Unknown or rejected seqs are said on stderr, with the
+        reason, while the others print. Reads without writing and without the lock.""",
+        ["horizon show /srv/hive mia 212",
+         "horizon show /srv/hive mia 212 213 --max-chars 4000",
+         "horizon show /srv/hive mia 212 --offset 20000",
+         "horizon show /srv/hive mia 212 --json"],
+        {0: "every entry asked for was printed",
+         1: "a problem, reported on stderr: a missing hive, an unknown bee, a seq that does "
+            "not exist or was rejected (the others still print)"})
+    show.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    show.add_argument("bee", metavar="BEE", help="the bee's name")
+    show.add_argument("seqs", metavar="SEQ", nargs="+", type=seq_number,
+                      help="an entry's seq (from 1), as views and logs name it")
+    show.add_argument("--max-chars", type=count(1), default=20_000, metavar="N",
+                      help="characters of each entry's text to print (default: 20000)")
+    show.add_argument("--offset", type=count(0), default=0, metavar="K",
+                      help="start each entry's text at character K (default: 0)")
+    show.add_argument("--json", action="store_true",
+                      help="the entries as JSON: seq, ts, type, from, tool, id, phare, "
+                           "question, answer, truncated")
+
+    search = commands.add(
+        "search", "find entries of a bee's whole history by words or a pattern (recall)",
+        """Looks through the journal, its archives and the lines read late for entries
+        whose question or answer holds every word of QUERY (case and accents folded:
+        'ete' finds 'Été'), or, with --regex, matches QUERY as a regular expression (one
+        that runs over a second on an entry's text is stopped, exit 1). Prints the newest
+        first, each with its seq, date, type, tool and an excerpt of at most 300
+        characters around the match. Reads without writing and without the lock.""",
+        ["horizon search /srv/hive mia 'invoice rounding'",
+         "horizon search /srv/hive mia '#5385' --limit 5",
+         "horizon search /srv/hive mia --regex 'tests? failed' --json"],
+        {0: "the search ran (no match is said on stderr)",
+         1: "a problem, reported on stderr: a missing hive, an unknown bee, a query with no "
+            "word, a bad or runaway regular expression"})
+    search.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    search.add_argument("bee", metavar="BEE", help="the bee's name")
+    search.add_argument("query", metavar="QUERY", help="words to find (all of them), or a "
+                                                        "pattern with --regex")
+    search.add_argument("--regex", action="store_true",
+                        help="QUERY is a regular expression (Python syntax; (?i) for any "
+                             "case)")
+    search.add_argument("--limit", type=count(1, 200), default=20, metavar="N",
+                        help="at most N entries, newest first (default: 20, at most 200)")
+    search.add_argument("--json", action="store_true",
+                        help="the hits as JSON: seq, ts, type, tool, excerpt")
 
 
 def _hive_commands(commands: _Commands) -> None:
@@ -300,10 +369,12 @@ def _service_commands(commands: _Commands) -> None:
 
 
 def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
-    from horizon.cli import examples, operate, status, view
+    from horizon.cli import examples, operate, recall, status, view
 
     return {
         "render": view.render,
+        "show": recall.show,
+        "search": recall.search,
         "rebuild": operate.rebuild,
         "status": status.command,
         "phare": operate.phare,

@@ -34,6 +34,10 @@ class Labels:
     notice_template: str  # {bee}: the bee's name
     answer_pointer: str  # {seq}: where a cut answer is whole
     question_pointer: str
+    # Recall (`show`): an entry read from a character on, past its end, or cut.
+    from_offset: str  # {offset}
+    past_end: str  # {total}
+    read_on: str  # {left}: characters left; {how}: the command or call that reads on
 
     def title(self, section: str) -> str:
         return self.section_titles[SECTIONS.index(section)]
@@ -58,6 +62,9 @@ FRENCH = Labels(
         "au journal window/{bee}-messages.jsonl et window/archive/]"),
     answer_pointer="[… réponse coupée ici : l'intégrale est au journal, #{seq}]",
     question_pointer="[… question coupée ici : l'intégrale est au journal, #{seq}]",
+    from_offset="[… suite, à partir du caractère {offset}]",
+    past_end="[rien au-delà : l'entrée a {total} caractères]",
+    read_on="[… encore {left} caractères : {how}]",
 )
 
 ENGLISH = Labels(
@@ -77,6 +84,9 @@ ENGLISH = Labels(
         "window/{bee}-messages.jsonl and window/archive/]"),
     answer_pointer="[… answer cut here: the whole is in the journal, #{seq}]",
     question_pointer="[… question cut here: the whole is in the journal, #{seq}]",
+    from_offset="[… continued from character {offset}]",
+    past_end="[nothing past this: the entry has {total} characters]",
+    read_on="[… {left} more characters: {how}]",
 )
 
 LANGUAGES = {labels.language: labels for labels in (FRENCH, ENGLISH)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,10 +85,18 @@ class JournalReader:
         # out of order): their seqs are found through the manifest, not a segment's range.
         self.main_flow = True
         self.raw_wanted: int | None = None  # `horizon phare`: keep this seq's bytes
+        # Recall: a line this says no to (its seq, its bytes) keeps its seq but is neither
+        # decoded nor yielded, so a search or a lookup pays for the bytes only.
+        self.keep: Callable[[int, bytes], bool] | None = None
         self.raw_found: bytes | None = None
         self._seq = checkpoint.seq
         self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
                                 key=lambda late: late.first_seq)
+
+    @property
+    def seq(self) -> int:
+        """The last seq given."""
+        return self._seq
 
     # -- the main flow ------------------------------------------------------------------
 
@@ -224,7 +232,8 @@ class JournalReader:
                 if self._reserved:
                     yield from self._emit_reserved()
                 lines += 1
-                yield self._record(raw)
+                if (record := self._record(raw)) is not None:
+                    yield record
                 if self._spent(done + end - start):
                     # One bee's backlog never holds the loop: the rest is the next slice's.
                     self._move_checkpoint(name, path, end, lines)
@@ -256,8 +265,9 @@ class JournalReader:
             self.current_segment = late.segment
             self.main_flow = False
             for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end, self.hive):
-                if raw is None or not is_blank(raw):
-                    yield self._record(raw)
+                if (raw is None or not is_blank(raw)) and (
+                        record := self._record(raw)) is not None:
+                    yield record
         self.current_segment = segment  # the main flow goes on where it was
         self.main_flow = True
 
@@ -283,8 +293,9 @@ class JournalReader:
             self.main_flow = False
             for raw, line_end in read_lines(path, start, self.max_line_bytes, None, self.hive):
                 end = line_end
-                if raw is None or not is_blank(raw):
-                    yield self._record(raw)
+                if (raw is None or not is_blank(raw)) and (
+                        record := self._record(raw)) is not None:
+                    yield record
                 if self._spent(done + end - start):
                     self.more = True  # the range read so far is recorded; the rest waits
                     break
@@ -300,13 +311,15 @@ class JournalReader:
 
     # -- one line -----------------------------------------------------------------------
 
-    def _record(self, raw: bytes | None) -> Entry | Rejection:
+    def _record(self, raw: bytes | None) -> Entry | Rejection | None:
         self._seq += 1
         seq = self._seq
         if seq == self.raw_wanted:
             self.raw_found = raw
         if raw is None:
             return too_long(seq, self.max_line_bytes)
+        if self.keep is not None and not self.keep(seq, raw):
+            return None
         flagged = False
         if seq in self.flags:
             flagged = self.flags[seq] == line_hash(raw)

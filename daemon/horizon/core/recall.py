@@ -1,0 +1,176 @@
+"""Recall's words: an entry shown by seq, a search's matching and its excerpts (pure).
+
+What recall prints is as safe as the view: text cleaned as the view cleans it, metadata
+escaped in headings, every content line behind the quote prefix.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from horizon.core.blocks import Item, heading
+from horizon.core.entries import Entry, format_instant
+from horizon.core.labels import Labels
+from horizon.core.text import ELLIPSIS, clean, cut, flatten, quoted_lines
+
+EXCERPT_CHARS = 300
+_BEFORE = 100  # characters of context an excerpt keeps before its match
+# JSON may escape these (`\"`, `\\`, `\/`, `\uXXXX`): a word holding one can be absent
+# from a line's bytes and present in its text, so such words get no byte prefilter.
+_ESCAPABLE = frozenset('"\\/')
+
+
+def fold(text: str) -> str:
+    """Case and accents folded: `Été` and `ete` match each other."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def query_words(query: str) -> tuple[str, ...]:
+    """The words a search looks for, folded, each once, in the order given."""
+    return tuple(dict.fromkeys(fold(clean(query)).split()))
+
+
+def has_words(words: tuple[str, ...], *texts: str) -> bool:
+    folded = [fold(text) for text in texts]
+    return all(any(word in text for text in folded) for word in words)
+
+
+def byte_prefilter(words: tuple[str, ...]) -> Callable[[int, bytes], bool] | None:
+    """A test on a journal line's bytes that never refuses a line whose text holds every
+    word: an ASCII line with no `\\u` escape spells its text's characters as themselves,
+    so lowering its bytes folds its text. Other lines are always kept (decoded, then
+    matched). None when a word could hide behind an escape."""
+    if not words or any(not word.isascii() or _ESCAPABLE & set(word) or not word.isprintable()
+                        for word in words):
+        return None
+    needles = [word.encode("ascii") for word in words]
+
+    def keep(_seq: int, raw: bytes) -> bool:
+        if not raw.isascii() or b"\\u" in raw:
+            return True
+        lowered = raw.lower()
+        return all(needle in lowered for needle in needles)
+
+    return keep
+
+
+def find_folded(text: str, word: str) -> int:
+    """Where in `text` the first match of the folded `word` starts (-1: none)."""
+    if text.isascii():
+        return text.lower().find(word)
+    at = fold(text).find(word)
+    if at < 0:
+        return -1
+    # Folding works character by character: count folded characters up to the match.
+    total = 0
+    for index, char in enumerate(text):
+        total += len(fold(char))
+        if total > at:
+            return index
+    return len(text)
+
+
+def excerpt(text: str, at: int, limit: int = EXCERPT_CHARS) -> str:
+    """One line of at most `limit` characters of `text` around position `at`."""
+    start = max(0, at - _BEFORE)
+    stop = at + 2 * limit
+    line = (ELLIPSIS if start > 0 else "") + flatten(text[start:stop])
+    if len(line) > limit or (stop < len(text) and len(line) == limit):
+        return cut(line, limit)
+    return line + ELLIPSIS if stop < len(text) else line
+
+
+# -- an entry shown by seq ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Shown:
+    """An entry's window of text: its cleaned question then answer, from `offset`."""
+
+    entry: Entry
+    question: str
+    answer: str
+    offset: int
+    total: int  # the characters of the whole cleaned question and answer
+
+    @property
+    def end(self) -> int:
+        return self.offset + len(self.question) + len(self.answer)
+
+    @property
+    def truncated(self) -> bool:
+        return self.end < self.total
+
+
+def window(entry: Entry, max_chars: int, offset: int) -> Shown:
+    """The part of `entry`'s text from character `offset`, at most `max_chars` long."""
+    question, answer = clean(entry.question), clean(entry.answer)
+    stop = offset + max_chars
+    return Shown(entry, question[offset:stop], answer[max(0, offset - len(question)):
+                                                       max(0, stop - len(question))],
+                 offset, len(question) + len(answer))
+
+
+ReadOn = Callable[[int, int], str]  # (seq, next offset) -> how to read on from there
+
+
+def shown_block(shown: Shown, labels: Labels, read_on: ReadOn) -> str:
+    """The entry as the view would quote it, then how to read on when it was cut."""
+    entry = shown.entry
+    item = Item(entry.seq, entry.instant, entry.type, "", "", entry.phare,
+                sender=entry.sender, tool=entry.tool, writer_id=entry.writer_id)
+    lines = [heading(item, labels)]
+    if shown.offset:
+        lines.append(labels.from_offset.format(offset=shown.offset))
+    if shown.question:
+        lines.append(labels.question)
+        lines.extend(quoted_lines(shown.question))
+    if shown.answer:
+        lines.append(labels.answer)
+        lines.extend(quoted_lines(shown.answer))
+    if shown.truncated:
+        lines.append(labels.read_on.format(left=shown.total - shown.end,
+                                           how=read_on(entry.seq, shown.end)))
+    elif shown.offset >= shown.total > 0 or (shown.offset and not shown.question
+                                             and not shown.answer):
+        lines.append(labels.past_end.format(total=shown.total))
+    return "\n".join(lines) + "\n"
+
+
+def shown_json(shown: Shown) -> dict[str, Any]:
+    entry = shown.entry
+    return {"seq": entry.seq, "ts": format_instant(entry.instant), "type": flatten(entry.type),
+            "from": _flat(entry.sender), "tool": _flat(entry.tool),
+            "id": _flat(entry.writer_id), "phare": entry.phare,
+            "question": shown.question, "answer": shown.answer,
+            "truncated": shown.truncated}
+
+
+def _flat(value: str | None) -> str | None:
+    return None if value is None else flatten(value)
+
+
+# -- a search's hits ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Hit:
+    entry: Entry
+    excerpt: str
+
+
+def hit_block(hit: Hit, labels: Labels) -> str:
+    entry = hit.entry
+    item = Item(entry.seq, entry.instant, entry.type, "", "", entry.phare,
+                sender=entry.sender, tool=entry.tool, writer_id=entry.writer_id)
+    return "\n".join([heading(item, labels), *quoted_lines(hit.excerpt)]) + "\n"
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    entry = hit.entry
+    return {"seq": entry.seq, "ts": format_instant(entry.instant), "type": flatten(entry.type),
+            "tool": _flat(entry.tool), "excerpt": hit.excerpt}

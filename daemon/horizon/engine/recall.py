@@ -1,0 +1,136 @@
+"""Recall: entries by seq and searches over a bee's whole history, for the `show` and
+`search` commands and the MCP tools. Everything here reads; nothing writes or locks."""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import regex
+
+from horizon.core.entries import Entry, Rejection
+from horizon.core.recall import (
+    Hit,
+    Shown,
+    byte_prefilter,
+    excerpt,
+    find_folded,
+    has_words,
+    query_words,
+    window,
+)
+from horizon.core.text import clean
+from horizon.hive.history import History
+
+SEARCH_LIMIT = 20
+SEARCH_LIMIT_MAX = 200
+SHOW_MAX_CHARS = 20_000
+REGEX_TIMEOUT_S = 1.0  # on one entry's text: past it, the pattern is running away
+
+
+_Match = Callable[[Entry], "str | None"]  # an entry's excerpt around its match, or None
+
+
+class RecallError(Exception):
+    """A query or a pattern that cannot be run, said in one line."""
+
+
+@dataclass
+class Showing:
+    shown: list[Shown] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # one line per seq not shown
+
+
+def show(hive: Path, bee: str, seqs: Iterable[int], max_line_bytes: int, *,
+         max_chars: int = SHOW_MAX_CHARS, offset: int = 0) -> Showing:
+    """The entries given `seqs`, in the order asked (each once), each its text's window
+    from `offset`; a seq that is unknown or was rejected is a problem, said with why."""
+    asked = list(dict.fromkeys(seqs))
+    found, highest = History(hive, bee, max_line_bytes).find(asked)
+    showing = Showing()
+    for seq in asked:
+        record = found.get(seq)
+        if isinstance(record, Entry):
+            showing.shown.append(window(record, max_chars, offset))
+        elif isinstance(record, Rejection):
+            detail = f": {record.detail}" if record.detail else ""
+            showing.problems.append(f"#{seq} of {bee} was rejected ({record.reason.value}"
+                                    f"{detail})")
+        elif seq > highest:
+            showing.problems.append(f"no entry #{seq} for bee {bee!r}: its history holds "
+                                    f"{highest} lines")
+        else:
+            showing.problems.append(f"no entry #{seq} for bee {bee!r}: the file that held "
+                                    "it is gone")
+    return showing
+
+
+def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bool = False,
+           limit: int = SEARCH_LIMIT) -> list[Hit]:
+    """The newest `limit` entries whose question or answer holds every word of `query`
+    (folded), or match it as a regular expression; newest first."""
+    if not 1 <= limit <= SEARCH_LIMIT_MAX:
+        raise RecallError(f"limit {limit} is out of range: from 1 to {SEARCH_LIMIT_MAX}")
+    match = _pattern_match(query) if pattern else _words_match(query)
+    keep = None if pattern else byte_prefilter(query_words(query))
+    newest: list[tuple[int, Hit]] = []  # a min-heap on seq: the oldest kept leaves first
+    for record in History(hive, bee, max_line_bytes).entries(keep):
+        if isinstance(record, Rejection):
+            continue
+        found = match(record)
+        if found is None:
+            continue
+        # The hit keeps only its excerpt: a long entry is not held until the end.
+        slim = msgspec.structs.replace(record, question="", answer="")
+        hit = (record.seq, Hit(slim, found))
+        if len(newest) < limit:
+            heapq.heappush(newest, hit)
+        elif record.seq > newest[0][0]:
+            heapq.heapreplace(newest, hit)
+    return [hit for _, hit in sorted(newest, key=lambda pair: -pair[0])]
+
+
+def _words_match(query: str) -> _Match:
+    words = query_words(query)
+    if not words:
+        raise RecallError("the query has no word to look for")
+
+    def match(entry: Entry) -> str | None:
+        if not has_words(words, entry.question, entry.answer):
+            return None
+        for text in (entry.question, entry.answer):
+            at = find_folded(text, words[0])
+            if at >= 0:
+                cleaned_at = len(clean(text[:at]))
+                return excerpt(clean(text), cleaned_at)
+        return None
+
+    return match
+
+
+def _pattern_match(query: str) -> _Match:
+    try:
+        compiled = regex.compile(query)
+    except (regex.error, ValueError, OverflowError) as error:
+        raise RecallError(f"bad regular expression {query!r}: {error}") from None
+
+    def match(entry: Entry) -> str | None:
+        for text in (clean(entry.question), clean(entry.answer)):
+            started = time.monotonic()
+            try:
+                found = compiled.search(text, timeout=REGEX_TIMEOUT_S)
+            except TimeoutError:
+                raise RecallError(
+                    f"the regular expression ran away on #{entry.seq} (over "
+                    f"{REGEX_TIMEOUT_S:g} s on {len(text)} characters, stopped after "
+                    f"{time.monotonic() - started:.1f} s): simplify it") from None
+            if found is not None:
+                return excerpt(text, found.start())
+        return None
+
+    return match
+

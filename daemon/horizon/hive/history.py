@@ -1,0 +1,108 @@
+"""A bee's whole history, read without writing and without the lock (recall).
+
+The seqs are the daemon's: the one reader gives them, an interrupted rotation is read as
+if it were finished, and the manifest's records place every range read out of order.
+Finding a seq starts where the main flow left the segment before the one that holds it:
+each `rotated` record says at which byte and seq its segment's main flow ended. A lookup costs
+the manifest and one segment's bytes, however long the history.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from horizon.core.entries import Entry, Rejection
+from horizon.hive.durable import JournalError
+from horizon.hive.flags import read_flags
+from horizon.hive.journal import Checkpoint, tail_hash
+from horizon.hive.layout import archive_dir, live_path, window_dir
+from horizon.hive.manifest import Manifest, read_manifest
+from horizon.hive.reader import JournalReader
+from horizon.hive.store import load_state
+
+Keep = Callable[[int, bytes], bool]
+
+
+class History:
+    """One bee's history as it stands on disk, for one command or one tool call."""
+
+    def __init__(self, hive: Path, bee: str, max_line_bytes: int) -> None:
+        self.hive = hive
+        self.bee = bee
+        self.window = window_dir(hive)
+        self.max_line_bytes = max_line_bytes
+        state = load_state(hive, bee)
+        self.read_to = state.checkpoint if state is not None else None
+        self.flags = read_flags(hive, bee)
+        self.read_time = time.time()
+
+    def reader(self, start: Checkpoint, keep: Keep | None = None,
+               manifest: Manifest | None = None) -> JournalReader:
+        """A reader from `start` that writes nothing: late lines no record holds yet get
+        the seqs after the end that the daemon will give them."""
+        manifest = manifest if manifest is not None else read_manifest(self.window, self.bee)
+        reader = JournalReader(self.window, self.bee, start, self.max_line_bytes,
+                               self.read_time, manifest, self.flags,
+                               late_segments=set(manifest.rotated), finish_in_memory=True,
+                               read_to=self.read_to if self.read_to is not None else start)
+        reader.keep = keep
+        return reader
+
+    def entries(self, keep: Keep | None = None) -> Iterator[Entry | Rejection]:
+        """Every record in seq order (those `keep` refuses are skipped undecoded)."""
+        yield from self.reader(Checkpoint(), keep)
+
+    def find(self, seqs: Iterable[int]) -> tuple[dict[int, Entry | Rejection], int]:
+        """The records given these seqs (a seq absent from the result: no line has it),
+        and the highest seq the readings reached."""
+        manifest = read_manifest(self.window, self.bee)
+        by_start: dict[Checkpoint, set[int]] = {}
+        for seq in sorted(set(seqs)):
+            by_start.setdefault(self.start_of(seq, manifest), set()).add(seq)
+        found: dict[int, Entry | Rejection] = {}
+        highest = 0
+        for start, group in by_start.items():
+            last = max(group)
+            reader = self.reader(start, _within(group))
+            for record in reader:
+                if record.seq in group:
+                    found[record.seq] = record
+                if record.seq >= last:
+                    break
+            highest = max(highest, reader.seq)
+        return found, highest
+
+    def start_of(self, seq: int, manifest: Manifest) -> Checkpoint:
+        """Where to start reading to reach `seq`: the end of the main flow of the segment
+        before the one that holds it. Ranges read out of order are emitted when the main
+        flow reaches their seqs, so the same start serves them."""
+        previous = Checkpoint()
+        for name in manifest.segments():
+            rotated = manifest.rotated.get(name)
+            if rotated is None:
+                previous = Checkpoint()  # adopted: its lines were never counted in a record
+                continue
+            if seq <= rotated.seq:
+                return previous
+            previous = self._end_of(name, rotated.offset, rotated.seq)
+        return previous
+
+    def _end_of(self, segment: str, offset: int, seq: int) -> Checkpoint:
+        path = archive_dir(self.window) / segment
+        if not os.path.lexists(path):
+            path = live_path(self.window, self.bee)  # a rotation not linked yet
+        try:
+            info = os.stat(path, follow_symlinks=False)
+            tail = tail_hash(path, offset, self.hive)
+        except (OSError, JournalError):
+            return Checkpoint()  # read from the start: slower, never wrong
+        return Checkpoint(segment, offset, seq, info.st_dev, info.st_ino, tail, 0)
+
+
+def _within(seqs: set[int]) -> Keep:
+    def keep(seq: int, _raw: bytes) -> bool:
+        return seq in seqs
+    return keep
