@@ -263,6 +263,23 @@ def _recall_commands(commands: _Commands) -> None:
                         help="the hits as JSON: seq, ts, type, tool, excerpt")
 
 
+    mcp = commands.add(
+        "mcp", "a bee's recall as an MCP server on stdio, for its agent runtime",
+        """Serves the Model Context Protocol on stdin and stdout for one bee of one hive,
+        so the bee reaches its own history and nothing else. Tools: horizon_show(seqs,
+        max_chars=8000, offset=0), horizon_search(query, limit=10) and horizon_view(),
+        each returning the text show, search and render print. Read-only: no lock, no
+        write. Register it in the runtime's MCP configuration as a stdio server whose
+        command is 'horizon' with the arguments 'mcp', HIVE and BEE. Needs the mcp extra
+        (pip install 'horizon[mcp]').""",
+        ["horizon mcp /srv/hive mia"],
+        {0: "the client closed the session",
+         1: "a problem, reported on stderr before serving: a missing hive, an unknown bee, "
+            "the mcp extra not installed"})
+    mcp.add_argument("hive", metavar="HIVE", help="the hive's folder")
+    mcp.add_argument("bee", metavar="BEE", help="the bee whose history the tools read")
+
+
 def _hive_commands(commands: _Commands) -> None:
     rebuild = commands.add(
         "rebuild", "rebuild derived state from the journal, manifest and flags",
@@ -375,6 +392,7 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "render": view.render,
         "show": recall.show,
         "search": recall.search,
+        "mcp": _mcp,
         "rebuild": operate.rebuild,
         "status": status.command,
         "phare": operate.phare,
@@ -386,6 +404,15 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "demo": operate.demo,
         "example": examples.command,
     }
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from horizon.cli import mcp_server
+    except ImportError as error:
+        raise UserError(f"the MCP server needs the mcp extra ({error.name} is missing): "
+                        "pip install 'horizon[mcp]'") from None
+    return mcp_server.command(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

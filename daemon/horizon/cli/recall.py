@@ -14,7 +14,7 @@ from horizon.cli.common import derived_settings, load_config_for_view, reported,
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.core.labels import Labels
 from horizon.core.recall import ReadOn, hit_block, hit_json, shown_block, shown_json
-from horizon.core.settings import GlobalConfig
+from horizon.core.settings import Effective, GlobalConfig
 from horizon.engine.recall import SHOW_MAX_CHARS, RecallError, Showing
 from horizon.engine.recall import search as search_history
 from horizon.engine.recall import show as show_entries
@@ -27,8 +27,12 @@ class Bee:
 
     hive: Path
     name: str
-    labels: Labels
+    effective: Effective
     max_line_bytes: int
+
+    @property
+    def labels(self) -> Labels:
+        return self.effective.horizon.labels
 
 
 def bee_for(args: argparse.Namespace) -> Bee:
@@ -46,7 +50,7 @@ def resolve(config: GlobalConfig, source: str, broken_config: str | None, hive_a
         effective, broken = derived_settings(config, source, hive, bee, broken_config)
     if broken is not None and broken != broken_config:
         warn(f"{broken}; going on with the last good settings")
-    return Bee(hive, bee, effective.horizon.labels, config.max_line_bytes)
+    return Bee(hive, bee, effective, config.max_line_bytes)
 
 
 def showing_text(showing: Showing, labels: Labels, read_on: ReadOn) -> str:
