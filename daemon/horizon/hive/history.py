@@ -19,8 +19,9 @@ from horizon.hive.durable import JournalError
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint, tail_hash
 from horizon.hive.layout import archive_dir, live_path, window_dir
-from horizon.hive.manifest import Manifest, read_manifest
+from horizon.hive.manifest import Manifest, Rotated, read_manifest
 from horizon.hive.reader import JournalReader
+from horizon.hive.rotation import read_offset
 from horizon.hive.store import load_state
 
 Keep = Callable[[int, bytes], bool]
@@ -87,19 +88,33 @@ class History:
                 continue
             if seq <= rotated.seq:
                 return previous
-            previous = self._end_of(name, rotated.offset, rotated.seq)
+            end = self._end_of(rotated, manifest)
+            if end is not None:
+                previous = end
         return previous
 
-    def _end_of(self, segment: str, offset: int, seq: int) -> Checkpoint:
-        path = archive_dir(self.window) / segment
-        if not os.path.lexists(path):
-            path = live_path(self.window, self.bee)  # a rotation not linked yet
+    def _end_of(self, rotated: Rotated, manifest: Manifest) -> Checkpoint | None:
+        """Where the main flow leaves a rotated segment. None when no file is that segment
+        (the reader reads on from the segment before): its link failed and the daemon read
+        on in the live journal, or it is gone."""
+        path = archive_dir(self.window) / rotated.segment
         try:
+            if not os.path.lexists(path):
+                # A rotation not linked yet: the live file, when the reader takes it for
+                # that segment (not when the daemon read on past the record).
+                path = live_path(self.window, self.bee)
+                ino = os.stat(path, follow_symlinks=False).st_ino
+                if manifest.interrupted_rotation(
+                        ino, read_offset(self.read_to, ino)) != rotated.segment:
+                    return None
             info = os.stat(path, follow_symlinks=False)
-            tail = tail_hash(path, offset, self.hive)
+            tail = tail_hash(path, rotated.offset, self.hive)
+        except FileNotFoundError:
+            return None
         except (OSError, JournalError):
             return Checkpoint()  # read from the start: slower, never wrong
-        return Checkpoint(segment, offset, seq, info.st_dev, info.st_ino, tail, 0)
+        return Checkpoint(rotated.segment, rotated.offset, rotated.seq, info.st_dev,
+                          info.st_ino, tail, 0)
 
 
 def _within(seqs: set[int]) -> Keep:
