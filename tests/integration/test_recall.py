@@ -398,9 +398,6 @@ def test_a_rotation_whose_link_failed(tmp_path: Path, capsys: pytest.CaptureFixt
     assert {seq: after[seq] for seq in before} == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "render --fresh reads the late lines of unsealed segments only: BeeEngine.current_view "
-    "loads the state before run() would catch up on every rotated segment"))
 def test_render_fresh_numbers_a_sealed_segments_late_lines_as_recall_does(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hive = Hive(tmp_path)

@@ -212,6 +212,9 @@ class BeeEngine:
         Writes nothing, whatever the engine's mode."""
         state = self._loaded()
         if state is None or fresh or self.stale():
+            # As a daemon does when it loads a state: every rotated segment is looked at
+            # for late lines, sealed ones too, so the seqs are the ones it will give.
+            self.late_check |= set(self._manifest().rotated)
             writes, self.writes = self.writes, False
             try:
                 outcome = self.run(ReadNew(), now, read_time)
