@@ -28,23 +28,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from daemon_process import Daemon
 from fairness import fairness
+from journals import BEE, floor_rate, line, write_history
+from recall import search_cost, show_cost
 
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.core.zones import Zones, apply
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import context
 from horizon.hive.journal import Checkpoint
-from horizon.hive.layout import archive_name
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader
-from horizon.hive.rotation import adopt
 from horizon.hive.store import load_state
 
 HERE = Path(__file__).resolve().parent
-BEE = "mia"
 HORIZON = Path(sys.executable).parent / "horizon"
 
 
@@ -52,6 +50,7 @@ HORIZON = Path(sys.executable).parent / "horizon"
 class Sizes:
     ingest: int = 100_000
     history: int = 200_000
+    history_small: int = 50_000  # the search's memory is compared at both lengths
     segment: int = 500
     bees_fresh: int = 100
     fresh_seconds: float = 20.0
@@ -62,35 +61,9 @@ class Sizes:
     fair_seconds: float = 30.0
 
 
-SMOKE = Sizes(ingest=2_000, history=3_000, segment=500, bees_fresh=5, fresh_seconds=2.0,
-              bees_scale=20, entries_scale=20, idle_seconds=1.0, flood_lines=100_000,
-              fair_seconds=2.0)
-
-
-def line(number: int, now: float) -> bytes:
-    record = {"ts": now - 3600 + number * 0.001, "type": "tool" if number % 3 else "task",
-              "tool": "bash",
-              "question": f"étape {number} : lance les tests de src/mod{number % 50}.py",
-              "answer": f"Les tests passent ({number % 7} avertissements). " * (1 + number % 9)}
-    if number % 17 == 0:
-        record.update(type="conversation", **{"from": "apicultrice"})
-    return json.dumps(record, ensure_ascii=False).encode() + b"\n"
-
-
-def write_history(window: Path, count: int, segment: int, now: float) -> None:
-    """`count` lines: full archive segments of `segment` lines, the rest live."""
-    (window / "archive").mkdir(parents=True, exist_ok=True)
-    number = 0
-    segments = count // segment if count > segment else 0
-    for index in range(1, segments + 1):
-        with (window / "archive" / archive_name(BEE, index)).open("wb") as out:
-            out.write(b"".join(line(number + i, now) for i in range(segment)))
-        number += segment
-    with (window / f"{BEE}-messages.jsonl").open("wb") as out:
-        out.write(b"".join(line(i, now) for i in range(number, count)))
-    # Segments written by hand are part of a history only once taken in, as an operator
-    # does with `horizon adopt`.
-    adopt(window, BEE, read_manifest(window, BEE))
+SMOKE = Sizes(ingest=2_000, history=3_000, history_small=750, segment=500, bees_fresh=5,
+              fresh_seconds=2.0, bees_scale=20, entries_scale=20, idle_seconds=1.0,
+              flood_lines=100_000, fair_seconds=2.0)
 
 
 def effective() -> Effective:
@@ -102,19 +75,6 @@ def median(run: Callable[[], float], runs: int) -> float:
 
 
 # -- 1. ingest throughput ---------------------------------------------------------------
-
-def floor_rate(paths: list[Path], count: int, passes: int = 5) -> float:
-    """Lines read and decoded with msgspec, nothing else: the physical floor. One pass
-    over 100,000 lines takes a tenth of a second, too short to time steadily alone."""
-    decode = msgspec.json.decode
-    start = time.perf_counter()
-    for _ in range(passes):
-        for path in paths:
-            with path.open("rb") as stream:
-                for raw in stream:
-                    decode(raw)
-    return count * passes / (time.perf_counter() - start)
-
 
 def ingest(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
     hive = root / "ingest"
@@ -343,6 +303,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
 
     fresh = results["freshness"]
     fair = results["fairness"]
+    search = results["search"]
     budget_ms = fresh["debounce_s"] * 1000 + 100
     return [
         row("ingest throughput vs floor", results["ingest"]["ratio"], ">= 0.3",
@@ -362,6 +323,12 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             results["scale"]["idle_cpu_percent"] < 1),
         row("rebuild peak memory (MB)", results["rebuild"]["peak_rss_mb"], "<= 150",
             results["rebuild"]["peak_rss_mb"] <= 150),
+        row("search: rare word over 200k entries vs floor", search["ratio"], ">= 0.5",
+            search["ratio"] >= 0.5 and search["hits_expected"]),
+        row("search peak memory: 200k vs 50k history", search["memory_ratio"], "<= 1.5",
+            search["memory_ratio"] <= 1.5),
+        row("show: last of 200k vs 100th entry", results["show"]["ratio"], "<= 1.5",
+            results["show"]["ratio"] <= 1.5),
         row("fairness: others' p99 under a 10 M-line flood (s)", fair["p99_s"],
             f"<= {fair['debounce_s'] + 1:.1f}",
             fair["p99_s"] <= fair["debounce_s"] + 1 and fair["unseen"] == 0),
@@ -393,6 +360,9 @@ def main() -> int:
             "metrics_cost": metrics_cost(root, sizes),
             "scale": scale(root, sizes),
             "rebuild": rebuild(root, sizes, runs),
+            "search": search_cost(root, sizes.history, sizes.history_small, sizes.segment,
+                                  runs),
+            "show": show_cost(root, sizes.history, sizes.segment, runs),
             "fairness": fairness(root, sizes.flood_lines, sizes.fair_seconds),
         }
     finally:

@@ -13,6 +13,8 @@ EXPECTED = {
     "metrics on and scraped: daemon CPU per line, on/off",
     "scale: RSS after catch-up (MB)", "scale: start to READY (s)",
     "scale: idle CPU (% of a core)", "rebuild peak memory (MB)",
+    "search: rare word over 200k entries vs floor", "search peak memory: 200k vs 50k history",
+    "show: last of 200k vs 100th entry",
     "fairness: others' p99 under a 10 M-line flood (s)",
     "fairness: longest gap between WATCHDOG=1 (s)",
 }
@@ -35,6 +37,10 @@ def test_the_bench_harness_runs_and_reports_every_target(tmp_path: Path) -> None
     assert results["ingest"]["floor_entries_per_s"] > results["ingest"]["horizon_entries_per_s"] > 0
     assert results["freshness"]["lines"] > 0 and results["freshness"]["unseen"] == 0
     assert results["rebuild"]["segments"] >= 2
+    search = results["search"]
+    assert search["segments"] >= 2 and search["hits_expected"], search
+    assert search["search_entries_per_s"] > 0 and search["peak_mb_small"] > 0
+    assert results["show"]["first_ms"] > 0 and results["show"]["last_ms"] > 0
     fair = results["fairness"]
     assert fair["lines"] > 0 and fair["unseen"] == 0
     assert fair["watchdog_pings"] >= 2

@@ -60,6 +60,84 @@ def byte_prefilter(words: tuple[str, ...]) -> Callable[[int, bytes], bool] | Non
     return keep
 
 
+def folded_prefilter(words: tuple[str, ...]) -> Callable[[int, bytes], bool] | None:
+    """`byte_prefilter`'s test, extended to lines outside ASCII: such a line is kept when
+    the fold of its characters, taken one by one, holds every word. Never refuses a line
+    whose text holds every word; None in the same cases as `byte_prefilter`."""
+    ascii_keep = byte_prefilter(words)
+    if ascii_keep is None:
+        return None
+    needles = [word.encode("ascii") for word in words]
+
+    def keep(seq: int, raw: bytes) -> bool:
+        if raw.isascii():
+            return ascii_keep(seq, raw)
+        folded = _folded_line(raw)
+        if folded is None:
+            return True  # not UTF-8: decoding says what is wrong with it
+        # An escape may spell a word's character (`\u0065`): such a line is decoded. A
+        # backslash folds to itself; one byte is found faster than two, and most lines
+        # hold none.
+        if _BACKSLASH in folded and folded.find(b"\\u") >= 0:
+            return True
+        for needle in needles:  # noqa: SIM110 (all() builds a generator per line searched)
+            if folded.find(needle) < 0:
+                return False
+        return True
+
+    return keep
+
+
+# Why folding a line character by character finds what folding its texts finds: `fold` is
+# a concatenation of each character's fold (casefold and NFKD map characters one by one;
+# canonical reordering only moves combining marks, which folding drops). A JSON line
+# spells its texts' characters as themselves but for `"`, `\`, `/` and control
+# characters, which no word holds (see `byte_prefilter`); a word is ASCII, so a character
+# folding to anything else cannot be part of it and may stand as NUL, which no word holds.
+
+def _ascii_fold(char: str) -> str:
+    """`char`'s fold with every character outside ASCII as NUL."""
+    return "".join(part if part.isascii() else "\0" for part in fold(char))
+
+
+class _AsciiFolds(dict[int, str]):
+    """A `str.translate` table of `_ascii_fold`, filled as characters are met."""
+
+    def __missing__(self, code: int) -> str:
+        folded = _ascii_fold(chr(code))
+        if len(self) < _ASCII_FOLDS_KEPT:  # bounded: a hostile line may hold any character
+            self[code] = folded
+        return folded
+
+
+_ASCII_FOLDS_KEPT = 1 << 14
+_ascii_folds = _AsciiFolds()
+# Latin-1 (most French text) folded by one `bytes.translate`: each of its characters folds
+# to one character but ß, ¼, ½ and ¾, marked so that a text holding one takes the slower
+# path.
+_LATIN_SPLIT = 0x01  # folds to itself: a line holding it only takes the slower path too
+_LATIN_FOLDS = bytes(
+    ord(folded) if len(folded := _ascii_fold(chr(code))) == 1 else _LATIN_SPLIT
+    for code in range(256))
+_BACKSLASH = ord("\\")
+
+
+def _folded_line(raw: bytes) -> bytes | None:
+    """The line's characters each replaced by its `_ascii_fold`; None when the line is not
+    UTF-8."""
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        return None
+    try:
+        folded = text.encode("latin-1").translate(_LATIN_FOLDS)
+    except UnicodeEncodeError:
+        return text.translate(_ascii_folds).encode("ascii")
+    if _LATIN_SPLIT in folded:
+        return text.translate(_ascii_folds).encode("ascii")
+    return folded
+
+
 def find_folded(text: str, word: str) -> int:
     """Where in `text` the first match of the folded `word` starts (-1: none)."""
     if text.isascii():

@@ -16,9 +16,9 @@ from horizon.core.entries import Entry, Rejection
 from horizon.core.recall import (
     Hit,
     Shown,
-    byte_prefilter,
     excerpt,
     find_folded,
+    folded_prefilter,
     has_words,
     query_words,
     window,
@@ -76,7 +76,7 @@ def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bo
     if not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise RecallError(f"limit {limit} is out of range: from 1 to {SEARCH_LIMIT_MAX}")
     match = _pattern_match(query) if pattern else _words_match(query)
-    keep = None if pattern else byte_prefilter(query_words(query))
+    keep = None if pattern else folded_prefilter(query_words(query))
     newest: list[tuple[int, Hit]] = []  # a min-heap on seq: the oldest kept leaves first
     for record in History(hive, bee, max_line_bytes).entries(keep):
         if isinstance(record, Rejection):

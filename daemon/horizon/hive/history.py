@@ -80,18 +80,22 @@ class History:
         """Where to start reading to reach `seq`: the end of the main flow of the segment
         before the one that holds it. Ranges read out of order are emitted when the main
         flow reaches their seqs, so the same start serves them."""
-        previous = Checkpoint()
+        before: list[Rotated] = []  # the rotated segments before seq's, in order
         for name in manifest.segments():
             rotated = manifest.rotated.get(name)
             if rotated is None:
-                previous = Checkpoint()  # adopted: its lines were never counted in a record
+                before = []  # adopted: its lines were never counted in a record
                 continue
             if seq <= rotated.seq:
-                return previous
+                break
+            before.append(rotated)
+        # The nearest first, and only until one is there: a seq 400 segments in costs one
+        # segment's opening, as a seq in the first does.
+        for rotated in reversed(before):
             end = self._end_of(rotated, manifest)
             if end is not None:
-                previous = end
-        return previous
+                return end
+        return Checkpoint()
 
     def _end_of(self, rotated: Rotated, manifest: Manifest) -> Checkpoint | None:
         """Where the main flow leaves a rotated segment. None when no file is that segment
