@@ -1,10 +1,12 @@
 """`horizon run`: the main loop. Watchdog and APScheduler threads only post to a queue;
-this loop does every pass, pings systemd's watchdog between them, and applies reloads
-and stops between two items, so a hung loop stops reporting healthy.
+this loop keeps each dirty bee's pass deadline, does every pass, pings systemd's
+watchdog between them, and applies reloads and stops between two items, so a hung loop
+stops reporting healthy.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 import queue
 import signal
@@ -42,7 +44,6 @@ from horizon.service.messages import (
     FileEvent,
     Message,
     ModelDone,
-    PassDue,
     Poll,
     Reload,
     Sweep,
@@ -81,6 +82,11 @@ class Daemon:
         self.stopping = False
         self.started_at = time.monotonic()
         self.continuing: set[tuple[Path, str]] = set()  # bees with a Continue queued
+        # Each dirty bee's pass deadline (monotonic), kept by the loop itself: a write
+        # moves its bee's deadline, the loop wakes for the earliest. A heap entry whose
+        # instant is no longer the bee's deadline is stale and skipped.
+        self.deadlines: dict[tuple[Path, str], float] = {}
+        self.deadline_heap: list[tuple[float, Path, str]] = []
         self.reload_requested = False
         self.reopen_requested = False
         self.config_seen = file_signature(config_path) if config_path else None
@@ -295,8 +301,12 @@ class Daemon:
             if self.reload_requested:
                 self.reload_requested = False
                 self._reload()
+            self._run_due()
+            wait = LOOP_TICK_S
+            if self.deadline_heap:
+                wait = min(wait, max(0.0, self.deadline_heap[0][0] - time.monotonic()))
             try:
-                item = self.items.get(timeout=LOOP_TICK_S)
+                item = self.items.get(timeout=wait)
             except queue.Empty:
                 continue
             try:
@@ -304,13 +314,26 @@ class Daemon:
             except Exception as error:  # the loop must outlive any one item; says what, not why
                 log.error("daemon.error", item=item.label, error=type(error).__name__)
 
+    def _run_due(self) -> None:
+        """The passes whose deadline has come, earliest first. Passes that fall due while
+        these run wait for the next turn, after one item of the queue at most."""
+        now = time.monotonic()
+        heap = self.deadline_heap
+        while heap and heap[0][0] <= now and not self.stopping:
+            due, hive, bee = heapq.heappop(heap)
+            if self.deadlines.get((hive, bee)) != due:
+                continue  # moved by a later write, or already run
+            del self.deadlines[(hive, bee)]
+            try:
+                if (hive, bee) not in self.continuing:  # its continuation reads it anyway
+                    self._process(hive, bee)
+            except Exception as error:  # as for an item: the loop goes on
+                log.error("daemon.error", item=f"pass {bee}", error=type(error).__name__)
+
     def _handle(self, item: Message) -> None:
         match item:
             case FileEvent(path):
                 self._on_event(path)
-            case PassDue(hive, bee):
-                if (hive, bee) not in self.continuing:  # its continuation reads it anyway
-                    self._process(hive, bee)
             case Continue(hive, bee):
                 self.continuing.discard((hive, bee))
                 self._process(hive, bee)
@@ -364,15 +387,13 @@ class Daemon:
             self._schedule(service, bee)
 
     def _schedule(self, service: HiveService, bee: str) -> None:
-        runtime = service.bees[bee]
-        delay = max(0.0, service.due_at(runtime) - time.monotonic())
-        self.scheduler.add_job(
-            self.items.put, "date", run_date=datetime.now(UTC) + timedelta(seconds=delay),
-            args=[PassDue(service.hive, bee)], id=f"process:{service.hive}:{bee}",
-            # The job only posts to the queue; a second copy must never be skipped, or
-            # a write could be left waiting for the next sweep.
-            replace_existing=True, misfire_grace_time=None, coalesce=True, max_instances=16,
-        )
+        """Set the bee's pass deadline (its debounce, capped by max_wait_s): a heap push,
+        not a scheduler job, so a write costs microseconds however many bees write."""
+        due = service.due_at(service.bees[bee])
+        key = (service.hive, bee)
+        if self.deadlines.get(key) != due:
+            self.deadlines[key] = due
+            heapq.heappush(self.deadline_heap, (due, service.hive, bee))
 
     def _request_reload(self) -> None:
         self.scheduler.add_job(
@@ -421,11 +442,11 @@ class Daemon:
             for bee in service.changed_bees():
                 if not service.bees[bee].dirty:
                     self._written(service, bee)
-            now = time.monotonic()
             for bee, runtime in service.bees.items():
-                # A pass overdue by a whole poll: its job was lost; post it directly.
-                if runtime.dirty and now > service.due_at(runtime) + self.config.poll_s:
-                    self.items.put(PassDue(service.hive, bee))
+                # Every dirty bee has a deadline or a continuation; a safety net all the same.
+                key = (service.hive, bee)
+                if runtime.dirty and key not in self.deadlines and key not in self.continuing:
+                    self._schedule(service, bee)
             if service.settings_changed():
                 reload_needed = True
         if reload_needed:

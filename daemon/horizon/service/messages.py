@@ -20,16 +20,6 @@ class FileEvent:
 
 
 @dataclass(frozen=True)
-class PassDue:
-    """A bee's debounce (or `max_wait_s`, or a back-off) ran out: time for its pass."""
-
-    label: ClassVar[str] = "process"  # as `daemon.error` names it
-
-    hive: Path
-    bee: str
-
-
-@dataclass(frozen=True)
 class Continue:
     """The rest of a bee's backlog: its next slice, behind what others already posted."""
 
@@ -78,4 +68,4 @@ class ModelDone:
     result: ModelResult
 
 
-Message = FileEvent | PassDue | Continue | Poll | Sweep | Beat | Reload | ModelDone
+Message = FileEvent | Continue | Poll | Sweep | Beat | Reload | ModelDone
