@@ -7,6 +7,7 @@ import heapq
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -77,8 +78,11 @@ def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bo
         raise RecallError(f"limit {limit} is out of range: from 1 to {SEARCH_LIMIT_MAX}")
     match = _pattern_match(query) if pattern else _words_match(query)
     keep = None if pattern else folded_prefilter(query_words(query))
+    # A block of lines folds to its lines' folds one after another: a block missing a
+    # word holds no line with every word.
+    keep_block = None if keep is None else partial(keep, 0)
     newest: list[tuple[int, Hit]] = []  # a min-heap on seq: the oldest kept leaves first
-    for record in History(hive, bee, max_line_bytes).entries(keep):
+    for record in History(hive, bee, max_line_bytes).entries(keep, keep_block):
         if isinstance(record, Rejection):
             continue
         found = match(record)

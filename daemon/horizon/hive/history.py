@@ -52,9 +52,15 @@ class History:
         reader.keep = keep
         return reader
 
-    def entries(self, keep: Keep | None = None) -> Iterator[Entry | Rejection]:
-        """Every record in seq order (those `keep` refuses are skipped undecoded)."""
-        yield from self.reader(Checkpoint(), keep)
+    def entries(self, keep: Keep | None = None,
+                keep_block: Callable[[bytes], bool] | None = None
+                ) -> Iterator[Entry | Rejection]:
+        """Every record in seq order. Those `keep` refuses are skipped undecoded, and
+        blocks of lines `keep_block` refuses (None of their lines would be kept) are
+        passed over whole."""
+        reader = self.reader(Checkpoint(), keep)
+        reader.keep_block = keep_block
+        yield from reader
 
     def find(self, seqs: Iterable[int]) -> tuple[dict[int, Entry | Rejection], int]:
         """The records given these seqs (a seq absent from the result: no line has it),

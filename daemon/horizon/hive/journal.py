@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import overload
 
 import msgspec
 
@@ -65,12 +66,30 @@ def segment_paths(window: Path, bee: str, recorded: list[str]) -> list[Path]:
     return paths
 
 
+SkipBlock = Callable[[bytes], "int | None"]
+
+
+@overload
 def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None) -> Iterator[tuple[bytes | None, int]]:
+               under: Path | None = None, skip: None = None
+               ) -> Iterator[tuple[bytes | None, int]]: ...
+
+
+@overload
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+               under: Path | None = None, *, skip: SkipBlock
+               ) -> Iterator[tuple[bytes | int | None, int]]: ...
+
+
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+               under: Path | None = None, skip: SkipBlock | None = None
+               ) -> Iterator[tuple[bytes | int | None, int]]:
     """Complete lines from `offset`: (bytes without `\\n`, or None when too long; end offset).
 
     A trailing line without `\\n` is left for a later read; nothing at or past `limit`
-    (a line boundary) is read.
+    (a line boundary) is read. `skip` is shown each block of complete lines read at once
+    (none of them too long); when it answers a count, the block is passed over whole and
+    that count is yielded in place of its lines.
     """
     fd = open_regular(path, under)
     try:
@@ -95,6 +114,11 @@ def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None =
                 continue
             buffer = pending + chunk
             start = 0
+            if skip is not None and 0 < (cut := buffer.rfind(b"\n") + 1) <= max_line_bytes:
+                count = skip(buffer[:cut])
+                if count is not None:
+                    yield count, position + cut
+                    start = cut
             while True:
                 newline = buffer.find(b"\n", start)
                 if newline < 0:

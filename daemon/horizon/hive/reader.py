@@ -21,6 +21,7 @@ from horizon.core.entries import Entry, Rejection, decode_line, too_long
 from horizon.hive.durable import JournalError
 from horizon.hive.journal import (
     Checkpoint,
+    SkipBlock,
     is_blank,
     line_hash,
     read_lines,
@@ -88,6 +89,9 @@ class JournalReader:
         # Recall: a line this says no to (its seq, its bytes) keeps its seq but is neither
         # decoded nor yielded, so a search or a lookup pays for the bytes only.
         self.keep: Callable[[int, bytes], bool] | None = None
+        # Recall: a test on a whole block of lines, False when `keep` would refuse every
+        # one of them, so a search passes over most of a history a block at a time.
+        self.keep_block: Callable[[bytes], bool] | None = None
         self.raw_found: bytes | None = None
         self._seq = checkpoint.seq
         self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
@@ -225,8 +229,14 @@ class JournalReader:
             end = start
             self.current_segment = name
             limit = self._main_end(name)
-            for raw, line_end in read_lines(path, start, self.max_line_bytes, limit, self.hive):
+            skip = self._skip if self.keep_block is not None and (
+                self.slice_bytes is None and self.slice_s is None) else None
+            for raw, line_end in self._lines(path, start, limit, skip):
                 end = line_end
+                if isinstance(raw, int):
+                    lines += raw  # a block passed over: its lines only take their seqs
+                    self._seq += raw
+                    continue
                 if raw is not None and is_blank(raw):
                     continue
                 if self._reserved:
@@ -245,6 +255,29 @@ class JournalReader:
         yield from self._emit_reserved()
         yield from self._read_late(done)
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
+
+    def _lines(self, path: Path, start: int, limit: int | None, skip: SkipBlock | None
+               ) -> Iterator[tuple[bytes | int | None, int]]:
+        if skip is None:
+            return read_lines(path, start, self.max_line_bytes, limit, self.hive)
+        return read_lines(path, start, self.max_line_bytes, limit, self.hive, skip=skip)
+
+    def _skip(self, block: bytes) -> int | None:
+        """The seqs a block of complete lines takes, when it can be passed over whole: no
+        blank line in it, no range read out of order or line asked for within it, and
+        `keep_block` says no line of it is kept."""
+        assert self.keep_block is not None
+        count = block.count(b"\n")
+        if block.count(b"\n{") + block.startswith(b"{") != count:
+            return None  # a line that does not open an object (blank ones take no seq)
+        first, last = self._seq + 1, self._seq + count
+        if self._reserved and self._reserved[0].first_seq <= last + 1:
+            return None
+        if self.raw_wanted is not None and first <= self.raw_wanted <= last:
+            return None
+        if any(first <= seq <= last for seq in self.flags):
+            return None
+        return count if not self.keep_block(block) else None
 
     def _move_checkpoint(self, name: str, path: Path, end: int, lines: int) -> None:
         info = os.stat(path, follow_symlinks=False)
