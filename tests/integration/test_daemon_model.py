@@ -22,7 +22,7 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-import horizon.engine.bee_engine
+import horizon.engine.stepping
 import horizon.hive.rotation
 import horizon.hive.store
 from horizon.core.entries import Entry, Rejection
@@ -69,7 +69,7 @@ class Faults:
     def wrap_every_io_step(self) -> Faults:
         """A derived write, a manifest append (a pass's or a rotation's), a link, an unlink."""
         self.wrap(horizon.hive.store, "write_atomic")
-        self.wrap(horizon.engine.bee_engine, "append_records")
+        self.wrap(horizon.engine.stepping, "append_records")
         self.wrap(horizon.hive.rotation, "append_records")
         self.wrap(os, "link")
         self.wrap(os, "unlink")

@@ -26,14 +26,21 @@ from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.core.upgrades import take_condensed, take_folded
 from horizon.core.zones import Changes, has_aged, sweep
-from horizon.engine.stepping import REJECTION_EXAMPLES, Pass, context, run_pass, settings_key
+from horizon.engine.stepping import (
+    REJECTION_EXAMPLES,
+    Commit,
+    Pass,
+    context,
+    run_pass,
+    settings_key,
+)
 from horizon.hive.durable import StoreError
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import live_name, window_dir
-from horizon.hive.manifest import Manifest, Record, append_records, read_manifest
+from horizon.hive.manifest import Manifest, Record, read_manifest
 from horizon.hive.rotation import finish_rotations, rotate, seal
-from horizon.hive.store import BeeState, load_state, read_handoff, save, save_state
+from horizon.hive.store import BeeState, encode_state, load_state, read_handoff, save_state
 from horizon.summarize.cache import SummaryCache
 
 ROTATE_RETRY_S = 60.0
@@ -116,6 +123,10 @@ class BeeEngine:
         self.held_pass = HeldPass()  # what those slices read, told with the last one
         # Rejected lines up to this seq were reported: a rebuild re-reads them, no news.
         self.reported_seq = 0
+        # The daemon's writer: commits are handed to it instead of written here, and a
+        # rotation first waits until this bee's are on disk (False: one of them failed).
+        self.deliver: Callable[[Commit], None] | None = None
+        self.wait_written: Callable[[], bool] | None = None
 
     def reset(self) -> None:
         """Drop what is in memory: the next pass starts from the files."""
@@ -280,15 +291,22 @@ class BeeEngine:
         return finished
 
     def _commit(self, outcome: Pass) -> None:
-        """Durable in order: manifest records, then handoff.md, then the state."""
-        try:
-            append_records(self.window, self.bee, self.held_records + outcome.notes.records)
-            save(self.hive, self.bee, outcome.state, outcome.view.text)
-        except (StoreError, OSError):
-            self.reset()  # the disk still holds the last good state: start there
-            raise
+        """Durable in order: manifest records, then handoff.md, then the state; handed to
+        the daemon's writer when it has one (the state is encoded now: the next pass
+        changes it)."""
+        commit = Commit(self.hive, self.bee, self.held_records + outcome.notes.records,
+                        outcome.view.text.encode("utf-8"), encode_state(outcome.state))
+        if self.deliver is not None:
+            self.deliver(commit)
+        else:
+            try:
+                commit.write()
+            except (StoreError, OSError):
+                self.reset()  # the disk still holds the last good state: start there
+                raise
         self.held_records = []
         outcome.committed = True
+        outcome.commit = commit
 
     def _rotate_if_due(self, outcome: Pass) -> None:
         """Move the live journal to the next archive segment once it holds
@@ -301,6 +319,11 @@ class BeeEngine:
                 or checkpoint.lines < self.config.rotation_entries
                 or time.monotonic() < self.rotate_retry_at):
             return
+        if self.wait_written is not None and not self.wait_written():
+            # A commit of this bee failed: the disk is behind this engine, and the
+            # rotation's record and state must not land ahead of what they build on.
+            self.reset()
+            raise StoreError(f"{self.hive} {self.bee}: an earlier write failed")
         try:
             moved = rotate(self.window, self.bee, checkpoint, self._manifest())
         except OSError as error:

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -24,13 +25,32 @@ from horizon.hive.durable import JournalError, require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import archive_dir, window_dir
-from horizon.hive.manifest import Manifest, read_manifest
+from horizon.hive.manifest import Manifest, Record, append_records, read_manifest
 from horizon.hive.reader import JournalReader, Notes
-from horizon.hive.store import BeeState
+from horizon.hive.store import BeeState, save_encoded
 from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import CachedSummarizer
 
 REJECTION_EXAMPLES = 10
+
+
+@dataclass
+class Commit:
+    """One pass's files, encoded when the pass ends: manifest records, then handoff.md,
+    then state.json, written in that order. A daemon hands them to writer threads
+    (`deliver`); commands write them at once."""
+
+    hive: Path
+    bee: str
+    records: list[Record]
+    handoff: bytes
+    state: bytes
+    # What the daemon reports once the files are written (the pass's counts, its lag).
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def write(self) -> None:
+        append_records(window_dir(self.hive), self.bee, self.records)
+        save_encoded(self.hive, self.bee, self.handoff, self.state)
 
 
 @dataclass
@@ -56,6 +76,7 @@ class Pass:
     rotated_lines: int = 0
     rotate_failed: str | None = None
     write_failed: str | None = None  # the state after a rotation could not be saved
+    commit: Commit | None = None  # the files it wrote or handed to the daemon's writer
 
 
 def settings_key(effective: Effective, flags: dict[int, str]) -> str:

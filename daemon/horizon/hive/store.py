@@ -105,8 +105,17 @@ def load_state(hive: Path, bee: str) -> BeeState | None:
     return state if state.bee == bee else None
 
 
+def encode_state(state: BeeState) -> bytes:
+    return _encoder.encode(state)
+
+
 def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
     """Write handoff.md, then state.json (the checkpoint only after what it describes)."""
+    save_encoded(hive, bee, handoff.encode("utf-8"), encode_state(state))
+
+
+def save_encoded(hive: Path, bee: str, handoff: bytes, state: bytes) -> None:
+    """`save`, of a view and a state already encoded (by the loop, for a writer thread)."""
     directory = derived_dir(hive, bee)
     try:
         ensure_dir(directory, hive)
@@ -114,9 +123,8 @@ def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
         raise StoreError(f"{directory}: {error.strerror or error}") from None
     # One folder fsync covers both renames: the state is renamed last, and a state that
     # survives without its handoff.md is only re-rendered at the next start.
-    write_atomic(handoff_path(hive, bee), handoff.encode("utf-8"), sync_dir=False,
-                 under=hive)
-    write_atomic(state_path(hive, bee), _encoder.encode(state), under=hive)
+    write_atomic(handoff_path(hive, bee), handoff, sync_dir=False, under=hive)
+    write_atomic(state_path(hive, bee), state, under=hive)
 
 
 def save_state(hive: Path, bee: str, state: BeeState) -> None:

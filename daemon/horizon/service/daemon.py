@@ -47,10 +47,12 @@ from horizon.service.messages import (
     Poll,
     Reload,
     Sweep,
+    Written,
 )
 from horizon.service.metrics import Listener, Metrics
 from horizon.service.modelwork import ModelWork
 from horizon.service.watch import Watcher, WatchLimit
+from horizon.service.writer import Writer
 
 log = logs.get_logger()
 RELOAD_SETTLE_S = 0.2
@@ -78,6 +80,8 @@ class Daemon:
         self.items: queue.Queue[Message] = queue.Queue()
         self.scheduler = BackgroundScheduler(timezone=UTC)
         self.models: ModelWork | None = None
+        # Every pass's files are written by these threads, in order per bee (ADR 0004).
+        self.writer = Writer(lambda commit, error: self.items.put(Written(commit, error)))
         self.watcher: Watcher | None = None
         self.stopping = False
         self.started_at = time.monotonic()
@@ -170,7 +174,8 @@ class Daemon:
             return
         try:
             service = HiveService(hive, self.config, self.config_source, self.models,
-                                  lock_wait_s=lock_wait_s, metrics=self.metrics)
+                                  lock_wait_s=lock_wait_s, metrics=self.metrics,
+                                  writer=self.writer)
         except OSError as error:  # its lock file cannot be opened: refused, a link...
             self._still_missing(hive, "hive.unusable",
                                 f"{error.filename or hive}: {error.strerror or error}")
@@ -240,6 +245,7 @@ class Daemon:
                 extend_at = time.monotonic() + CATCH_UP_EXTEND_S / 3
             behind = [(service, bee) for service, bee in behind
                       if (outcome := service.process(bee)) is not None and outcome.more]
+        self.writer.drain()  # up to date means on disk: READY follows
 
     def _schedule_periodic(self) -> None:
         periodic: list[tuple[str, float, Message]] = [
@@ -276,6 +282,9 @@ class Daemon:
             for bee, runtime in list(service.bees.items()):
                 if runtime.dirty and time.monotonic() >= runtime.retry_at:
                     service.process(bee)
+        self.writer.close()  # every pass's files on disk before the locks are let go
+        self._take_written()
+        for service in self.services.values():
             service.heartbeat()
         self._release_all()
         log.info("daemon.stopped", pid=os.getpid(), exit_code=0,
@@ -334,6 +343,8 @@ class Daemon:
         match item:
             case FileEvent(path):
                 self._on_event(path)
+            case Written():
+                self._written_item(item)
             case Continue(hive, bee):
                 self.continuing.discard((hive, bee))
                 self._process(hive, bee)
@@ -349,6 +360,24 @@ class Daemon:
                 serving = self.services.get(hive)
                 if serving is not None:
                     serving.apply_model(bee, result)
+
+    def _take_written(self) -> None:
+        """The writers' last news, said before stopping (the queue holds nothing else the
+        stop needs)."""
+        while True:
+            try:
+                item = self.items.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, Written):
+                self._written_item(item)
+
+    def _written_item(self, item: Written) -> None:
+        service = self.services.get(item.commit.hive)
+        if service is not None and service.written(item.commit, item.error):
+            runtime = service.bees.get(item.commit.bee)
+            if runtime is not None and not self.stopping:
+                self._schedule(service, item.commit.bee)  # again, after its back-off
 
     def _sweep(self) -> None:
         now = time.monotonic()

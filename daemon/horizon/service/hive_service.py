@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -29,7 +30,7 @@ from horizon.core.settings import (
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.engine import bee_engine
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
-from horizon.engine.stepping import Pass
+from horizon.engine.stepping import Commit, Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
@@ -44,6 +45,7 @@ from horizon.service.modelwork import ModelWork
 from horizon.service.passlog import log_pass
 from horizon.service.polling import StatFallback
 from horizon.service.runtime import BACKOFF_MAX_S, BACKOFF_MIN_S, BeeRuntime
+from horizon.service.writer import Writer
 
 log = get_logger()
 DEFAULTS = HorizonSettings()
@@ -58,9 +60,10 @@ class HiveService:
 
     def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
                  models: ModelWork | None = None, lock_wait_s: float = 1.0,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, writer: Writer | None = None) -> None:
         self.hive = hive
         self.models = models
+        self.writer = writer  # None: each pass writes its files itself (tests, tools)
         self.metrics = metrics
         self.window = window_dir(hive)
         self.config = config
@@ -143,8 +146,14 @@ class HiveService:
 
     def _make_engine(self, runtime: BeeRuntime, effective: Effective) -> None:
         cache = self.models.cache(self.hive) if self.models else None
-        runtime.engine = BeeEngine(self.hive, runtime.name, self.config, effective,
-                                   cache=cache, slice_bytes=SLICE_BYTES, slice_s=SLICE_S)
+        engine = BeeEngine(self.hive, runtime.name, self.config, effective, cache=cache,
+                           slice_bytes=SLICE_BYTES, slice_s=SLICE_S)
+        writer = self.writer
+        if writer is not None:
+            key = (self.hive, runtime.name)
+            engine.deliver = partial(writer.submit, key)
+            engine.wait_written = lambda: writer.wait(key) and not writer.has_failed(key)
+        runtime.engine = engine
 
     def _last_good(self, bee: str) -> Effective | None:
         try:
@@ -220,10 +229,35 @@ class HiveService:
         if outcome is not None and outcome.more:
             runtime.dirty = True  # still behind: the lag goes on from the first write
             runtime.first_dirty = first_dirty or time.monotonic()
-        elif (outcome is not None and outcome.committed and first_dirty is not None
-              and self.metrics is not None):
-            self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
+        elif outcome is not None and outcome.committed and first_dirty is not None:
+            if outcome.commit is not None and self.writer is not None:
+                outcome.commit.report["first_dirty"] = first_dirty  # observed once written
+            elif self.metrics is not None:
+                self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
         return outcome
+
+    def written(self, commit: Commit, error: str | None) -> bool:
+        """A writer thread's news of a pass's files. A failure resets the bee's engine to
+        what the disk holds (its later commits were dropped); True when the bee needs a
+        pass again."""
+        runtime = self.bees.get(commit.bee)
+        if runtime is None:
+            return False
+        if error is not None:
+            if runtime.engine is not None:
+                runtime.engine.reset()
+            if self.writer is not None:
+                self.writer.recovered((self.hive, commit.bee))
+            self._write_failed(runtime, error)
+            return True
+        with self.bind(commit.bee):
+            if "fields" in commit.report:
+                log.info("handoff.written", **commit.report["fields"])
+            self._recovered(runtime)
+        first_dirty = commit.report.get("first_dirty")
+        if first_dirty is not None and self.metrics is not None:
+            self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
+        return False
 
     def apply_model(self, bee: str, result: ModelResult) -> None:
         """A model's result goes through the bee's engine like any other input."""
@@ -302,14 +336,20 @@ class HiveService:
     def _report(self, runtime: BeeRuntime, given: Input, outcome: Pass) -> None:
         """Logs what the pass did (called with `hive` and `bee` bound)."""
         if outcome.committed:
-            self._recovered(runtime)
+            deferred = outcome.commit is not None and self.writer is not None
+            if not deferred:
+                self._recovered(runtime)
             if isinstance(given, ModelResult):
-                log.info("handoff.written", chars=len(outcome.view.text),
-                         cap=outcome.view.summary.get("cap"),
-                         up_to=outcome.state.zones.up_to, mode=outcome.view.summary.get("mode"),
-                         lines=0, source=given.kind)
+                fields = {"chars": len(outcome.view.text), "cap": outcome.view.summary.get("cap"),
+                          "up_to": outcome.state.zones.up_to,
+                          "mode": outcome.view.summary.get("mode"), "lines": 0,
+                          "source": given.kind}
+                if not deferred:
+                    log.info("handoff.written", **fields)
             else:
-                log_pass(outcome)
+                fields = log_pass(outcome, deferred=deferred)
+            if deferred and outcome.commit is not None:
+                outcome.commit.report["fields"] = fields
         elif not isinstance(given, ModelResult):
             self._recovered(runtime)
         if outcome.rotate_failed is not None:

@@ -1,5 +1,5 @@
-"""What the main loop's queue carries. Watchdog, APScheduler and the model workers only
-post these; the loop alone acts on them, one at a time, dispatched by type."""
+"""What the main loop's queue carries. Watchdog, APScheduler, the writer and the model
+workers only post these; the loop alone acts on them, one at a time, dispatched by type."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from horizon.core.summarizer import ModelResult
+from horizon.engine.stepping import Commit
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,16 @@ class FileEvent:
     label: ClassVar[str] = "event"  # as `daemon.error` names it
 
     path: Path
+
+
+@dataclass(frozen=True)
+class Written:
+    """A writer thread wrote a pass's files, or failed to (`error`)."""
+
+    label: ClassVar[str] = "written"  # as `daemon.error` names it
+
+    commit: Commit
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -68,4 +79,4 @@ class ModelDone:
     result: ModelResult
 
 
-Message = FileEvent | Continue | Poll | Sweep | Beat | Reload | ModelDone
+Message = FileEvent | Written | Continue | Poll | Sweep | Beat | Reload | ModelDone

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from horizon.engine.stepping import Pass
 from horizon.hive.manifest import Clamp
@@ -11,10 +12,11 @@ from horizon.service.logs import get_logger
 log = get_logger()
 
 
-def log_pass(outcome: Pass) -> None:
+def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:
     """Called with `hive` and `bee` bound: one info line per pass (`handoff.written`, with
     the pass's counts), warnings for what an operator must look at, and the per-entry
-    decisions at debug level."""
+    decisions at debug level. `deferred`: the files are still to be written, and
+    `handoff.written` is said once they are; its fields are returned for then."""
     zones = outcome.state.zones
     if outcome.missing_segment:
         log.warning("journal.replaced", reason=outcome.missing_segment, rebuilt=True)
@@ -33,12 +35,14 @@ def log_pass(outcome: Pass) -> None:
         log.error("render.guard_cut", chars=len(outcome.view.text))
     if debugging():
         _log_decisions(outcome)
-    log.info("handoff.written", chars=len(outcome.view.text),
-             cap=outcome.view.summary.get("cap"), up_to=zones.up_to,
-             mode=outcome.view.summary.get("mode"), lines=outcome.read,
-             rejected=sum(outcome.rejections.values()),
-             evicted=len(outcome.changes.evicted), folded=len(outcome.changes.folded),
-             rebuilt=outcome.rebuilt)
+    fields: dict[str, Any] = {
+        "chars": len(outcome.view.text), "cap": outcome.view.summary.get("cap"),
+        "up_to": zones.up_to, "mode": outcome.view.summary.get("mode"), "lines": outcome.read,
+        "rejected": sum(outcome.rejections.values()), "evicted": len(outcome.changes.evicted),
+        "folded": len(outcome.changes.folded), "rebuilt": outcome.rebuilt}
+    if not deferred:
+        log.info("handoff.written", **fields)
+    return fields
 
 
 def debugging() -> bool:
