@@ -9,7 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = {
-    "ingest throughput vs floor", "batch of 10: 200k vs 100 history", "freshness p99 (ms)",
+    "1a read stage vs floor", "1b catch-up to READY (entries/s)", "1b catch-up vs floor",
+    "batch of 10: 200k vs 100 history", "freshness p99 (ms)",
     "metrics on and scraped: daemon CPU per line, on/off",
     "scale: RSS after catch-up (MB)", "scale: start to READY (s)",
     "scale: idle CPU (% of a core)", "rebuild peak memory (MB)",
@@ -17,6 +18,9 @@ EXPECTED = {
     "show: last of 200k vs 100th entry",
     "fairness: others' p99 under a 10 M-line flood (s)",
     "fairness: longest gap between WATCHDOG=1 (s)",
+    "6 live: oldest line's age p99 (s)", "6 live: oldest line's age max (s)",
+    "6 live: lag back to 0 after the writers stop (s)", "6 live: daemon CPU (% of a core)",
+    "6 live: daemon peak RSS (MB)",
 }
 
 
@@ -41,6 +45,9 @@ def test_the_bench_harness_runs_and_reports_every_target(tmp_path: Path) -> None
     assert search["segments"] >= 2 and search["hits_expected"], search
     assert search["search_entries_per_s"] > 0 and search["peak_mb_small"] > 0
     assert results["show"]["first_ms"] > 0 and results["show"]["last_ms"] > 0
+    assert results["catch_up"]["entries_per_s"] > 0 and results["catch_up"]["segments"] >= 2
+    live = results["live"]
+    assert live["lines"] > 0 and live["unseen"] == 0 and live["peak_rss_mb"] > 0
     fair = results["fairness"]
     assert fair["lines"] > 0 and fair["unseen"] == 0
     assert fair["watchdog_pings"] >= 2
