@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -50,7 +51,7 @@ class _Parts:
 
     def __init__(self, head: str, recit: Recit, mission: str | None, condense: list[Item],
                  tail_notice: str, net: list[Item], net_texts: dict[int, str],
-                 labels: Labels) -> None:
+                 condensed_texts: dict[int, str], labels: Labels) -> None:
         self.labels = labels
         self.head = head
         self.recit = recit
@@ -60,18 +61,27 @@ class _Parts:
         self.notice = tail_notice
         self.net = list(net)
         self.net_texts = net_texts
+        # Each block is rendered once: the sizes before and after the cut, the cut's own
+        # measures and the text all read these.
+        self.condensed_texts = condensed_texts
+        self._recit_texts: dict[frozenset[str], tuple[Recit, str]] = {}
         self.cuts: list[dict[str, Any]] = []
 
     def recit_block(self) -> str:
-        return recit_text(self.recit, self.mission, self.labels,
-                          frozenset(self.dropped_sections))
+        dropped = frozenset(self.dropped_sections)
+        cached = self._recit_texts.get(dropped)
+        if cached is not None and cached[0] is self.recit:  # the cut replaces it, never edits
+            return cached[1]
+        text = recit_text(self.recit, self.mission, self.labels, dropped)
+        self._recit_texts[dropped] = (self.recit, text)
+        return text
 
     def zone_sizes(self) -> dict[str, int]:
         """The récit with its mission, the condensed blocks, and net with the fixed text
         that frames it (header and notice), as the budgets count them."""
         return {
             "recit": len(self.recit_block()),
-            "condense": sum(len(condensed_block(item, self.labels)) for item in self.condense),
+            "condense": sum(len(self.condensed_texts[item.seq]) for item in self.condense),
             "net": len(self.head) + len(self.notice)
             + sum(len(self.net_texts[item.seq]) for item in self.net),
         }
@@ -79,7 +89,7 @@ class _Parts:
     def text(self) -> str:
         return "".join([
             self.head, self.recit_block(),
-            *(condensed_block(item, self.labels) for item in self.condense),
+            *(self.condensed_texts[item.seq] for item in self.condense),
             self.notice,
             *(self.net_texts[item.seq] for item in self.net),
         ])
@@ -104,8 +114,31 @@ def _cut_block(item: Item, room: int, which: str, labels: Labels) -> str:
         keep = max(0, keep - over)
 
 
-def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None) -> View:
-    """The text of handoff.md and its JSON summary."""
+# Blocks rendered by earlier views of the same bee: (zone, seq) -> (what the block was
+# made of, its text). A pass changes a few entries; the others' blocks are taken as they
+# were. The caller keeps it between views; `render` leaves in it only what it used.
+BlockMemo = dict[tuple[str, int], tuple[tuple[Any, ...], str]]
+
+
+def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: Item,
+           labels: Labels, make: Callable[[Item, Labels], str]) -> str:
+    made_of = (item.question, item.answer, item.whole, item.lighthouse, item.instant,
+               item.type, item.tool, item.sender, item.writer_id, labels)
+    key = (zone, item.seq)
+    used.add(key)
+    cached = memo.get(key) if memo is not None else None
+    if cached is not None and cached[0] == made_of:
+        return cached[1]
+    text = make(item, labels)
+    if memo is not None:
+        memo[key] = (made_of, text)
+    return text
+
+
+def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None,
+           memo: BlockMemo | None = None) -> View:
+    """The text of handoff.md and its JSON summary (`memo`: the blocks of this bee's
+    earlier views, reused when their entry is unchanged)."""
     mission = mission or zones.first_lighthouse
     if not settings.actif:
         return _render_handoff(zones, bee, settings, mission)
@@ -114,9 +147,16 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     tail_notice = notice(bee, labels)
     recit, shown_mission = bound_recit(zones.recit, mission_text(mission, settings),
                                        settings.budget_recit, labels)
-    net_texts = {item.seq: net_block(item, labels) for item in zones.net}
+    used: set[tuple[str, int]] = set()
+    net_texts = {item.seq: _block(memo, used, "net", item, labels, net_block)
+                 for item in zones.net}
+    condensed_texts = {item.seq: _block(memo, used, "condense", item, labels, condensed_block)
+                       for item in zones.condense}
+    if memo is not None:
+        for key in [key for key in memo if key not in used]:
+            del memo[key]
     parts = _Parts(head, recit, shown_mission, zones.condense, tail_notice, zones.net, net_texts,
-                   labels)
+                   condensed_texts, labels)
     overhead = len(head) + len(tail_notice)
     last = zones.net[-1] if zones.net else None
     if last is not None and overhead + len(net_texts[last.seq]) > settings.budget_net:

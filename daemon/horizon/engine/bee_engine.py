@@ -14,6 +14,7 @@ memory); a command makes one, runs it once and drops it.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from horizon.core.entries import Entry, Rejection
-from horizon.core.render import View, render
+from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.core.upgrades import take_condensed, take_folded
@@ -44,6 +45,13 @@ from horizon.hive.store import BeeState, encode_state, load_state, read_handoff,
 from horizon.summarize.cache import SummaryCache
 
 ROTATE_RETRY_S = 60.0
+
+
+def digest(text: str | None) -> bytes | None:
+    """What the engine keeps of a view to tell whether the next one differs."""
+    if text is None:
+        return None
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,9 @@ class BeeEngine:
         self.slice_s = slice_s
         self.state: BeeState | None = None
         self.manifest: Manifest | None = None
-        self.shown: str | None = None  # handoff.md as on disk: rewritten only when it changes
+        # A digest of handoff.md as on disk: rewritten only when it changes.
+        self.shown: bytes | None = None
+        self.blocks: BlockMemo = {}  # the view's blocks, reused while their entry stays
         # Rotated segments to look at for late lines at the next pass (events, the poll).
         self.late_check: set[str] = set()
         self.rotate_retry_at = 0.0
@@ -133,6 +143,7 @@ class BeeEngine:
         self.state = None
         self.manifest = None
         self.shown = None
+        self.blocks = {}
         self.rotations_checked = False
         self.rebuilding = False
         self.held_records = []
@@ -155,7 +166,7 @@ class BeeEngine:
             self.state = load_state(self.hive, self.bee)
             self.late_check |= set(self._manifest().rotated)  # catch up on every segment
             if self.writes:
-                self.shown = read_handoff(self.hive, self.bee)
+                self.shown = digest(read_handoff(self.hive, self.bee))
         read_to = self.state.checkpoint if self.state is not None else None
         self.finished += self._finish_rotations(read_to)
         if isinstance(given, Rebuild):
@@ -171,11 +182,11 @@ class BeeEngine:
                            on_record=self.on_record, cache=self.cache,
                            finish_in_memory=not self.writes, read_to=read_to,
                            slice_bytes=self.slice_bytes, slice_s=self.slice_s,
-                           seen_seq=self.reported_seq)
+                           seen_seq=self.reported_seq, blocks=self.blocks)
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
-                       or outcome.rebuilt or outcome.view.text != self.shown)
+                       or outcome.rebuilt or digest(outcome.view.text) != self.shown)
         # A history re-read in slices (new settings, a replaced journal) is committed
         # whole: until its last slice, the bee keeps the view it had, not a younger one.
         was_rebuilding = self.rebuilding
@@ -195,7 +206,7 @@ class BeeEngine:
         if not outcome.more:
             self.late_check.clear()  # else the next slice goes on with the same segments
         if not self.rebuilding:
-            self.shown = outcome.view.text
+            self.shown = digest(outcome.view.text)
         if self.writes and not isinstance(given, Rebuild):
             self._rotate_if_due(outcome)  # a rebuild only rebuilds the derived files
         return outcome
@@ -236,7 +247,8 @@ class BeeEngine:
         if sweep_at is not None:
             sweep(state.zones, context(self.bee, self.effective, sweep_at, self.cache,
                                        state.folds))
-        return render(state.zones, self.bee, self.effective.horizon, self.effective.mission)
+        return render(state.zones, self.bee, self.effective.horizon, self.effective.mission,
+                      self.blocks)
 
     def seal(self, segment: str, size: int) -> None:
         """Record that a rotated segment stayed quiet at `size` bytes."""
@@ -257,11 +269,12 @@ class BeeEngine:
             changed = take_folded(state.zones, state.folds, result, ctx)
         if not changed:
             return None
-        view = render(state.zones, self.bee, self.effective.horizon, self.effective.mission)
+        view = render(state.zones, self.bee, self.effective.horizon, self.effective.mission,
+                      self.blocks)
         outcome = Pass(state, view, Changes(), self._manifest())
         if self.writes:
             self._commit(outcome)
-        self.shown = view.text
+        self.shown = digest(view.text)
         return outcome
 
     # -- files ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from horizon.core.entries import Entry, Rejection
-from horizon.core.render import View, render
+from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
@@ -106,7 +106,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              on_record: Callable[[Entry | Rejection], None] | None = None,
              cache: SummaryCache | None = None, finish_in_memory: bool = False,
              read_to: Checkpoint | None = None, slice_bytes: int | None = None,
-             slice_s: float | None = None, seen_seq: int | None = None) -> Pass:
+             slice_s: float | None = None, seen_seq: int | None = None,
+             blocks: BlockMemo | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
@@ -156,7 +157,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
         reading.run()
     outcome.state.settings = effective
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
-    outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission)
+    outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission,
+                          blocks)
     return outcome
 
 

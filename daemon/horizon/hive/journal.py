@@ -155,7 +155,13 @@ def tail_hash(path: Path, offset: int, under: Path | None = None) -> str:
         data = os.pread(fd, offset - start, start)
     finally:
         os.close(fd)
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
+    return hash_tail(data)
+
+
+def hash_tail(data: bytes) -> str:
+    """`tail_hash` of the bytes that end at the offset (only the last TAIL_BYTES count):
+    a reader that just read a long enough line needs no second look at the file."""
+    return hashlib.blake2b(data[-TAIL_BYTES:], digest_size=12).hexdigest()
 
 
 def line_hash(line: bytes) -> str:

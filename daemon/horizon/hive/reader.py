@@ -20,8 +20,10 @@ import msgspec
 from horizon.core.entries import Entry, Rejection, decode_line, too_long
 from horizon.hive.durable import JournalError
 from horizon.hive.journal import (
+    TAIL_BYTES,
     Checkpoint,
     SkipBlock,
+    hash_tail,
     is_blank,
     line_hash,
     read_lines,
@@ -231,8 +233,10 @@ class JournalReader:
             limit = self._main_end(name)
             skip = self._skip if self.keep_block is not None and (
                 self.slice_bytes is None and self.slice_s is None) else None
+            last: bytes | None = None  # the line that ends at `end`, when known
             for raw, line_end in self._lines(path, start, limit, skip):
                 end = line_end
+                last = raw if isinstance(raw, bytes) else None
                 if isinstance(raw, int):
                     lines += raw  # a block passed over: its lines only take their seqs
                     self._seq += raw
@@ -246,12 +250,12 @@ class JournalReader:
                     yield record
                 if self._spent(done + end - start):
                     # One bee's backlog never holds the loop: the rest is the next slice's.
-                    self._move_checkpoint(name, path, end, lines)
+                    self._move_checkpoint(name, path, end, lines, last)
                     self.more = True
                     return
             done += end - start
             if end != start or name != self.checkpoint.segment or start == 0:
-                self._move_checkpoint(name, path, end, lines)
+                self._move_checkpoint(name, path, end, lines, last)
         yield from self._emit_reserved()
         yield from self._read_late(done)
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
@@ -279,10 +283,13 @@ class JournalReader:
             return None
         return count if not self.keep_block(block) else None
 
-    def _move_checkpoint(self, name: str, path: Path, end: int, lines: int) -> None:
+    def _move_checkpoint(self, name: str, path: Path, end: int, lines: int,
+                         last: bytes | None = None) -> None:
         info = os.stat(path, follow_symlinks=False)
-        self.checkpoint = Checkpoint(name, end, self._seq, info.st_dev, info.st_ino,
-                                     tail_hash(path, end, self.hive), lines)
+        tail = (hash_tail(last + b"\n") if last is not None and len(last) + 1 >= TAIL_BYTES
+                else tail_hash(path, end, self.hive))
+        self.checkpoint = Checkpoint(name, end, self._seq, info.st_dev, info.st_ino, tail,
+                                     lines)
 
     # -- ranges read out of order -----------------------------------------------------
 
