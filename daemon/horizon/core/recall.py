@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from horizon.core.blocks import Item, heading
 from horizon.core.entries import Entry, format_instant
 from horizon.core.labels import Labels
@@ -23,12 +25,19 @@ _BEFORE = 100  # characters of context an excerpt keeps before its match
 _ESCAPABLE = frozenset('"\\/')
 
 
+# Combining marks (canonical combining class other than 0), dropped by one pass of the
+# regex engine: a character at a time in Python cost a string object per character of the
+# decomposition, which a hostile line makes 18 times its length (U+FDFA): a 4 MiB line
+# took 20 s and 1.9 GB.
+_COMBINING = regex.compile(r"\P{ccc=0}+")
+_FIND_CHUNK = 4096  # characters folded at once while finding where a match starts
+
+
 def fold(text: str) -> str:
     """Case and accents folded: `Été` and `ete` match each other."""
     if text.isascii():
         return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold()))
 
 
 def query_words(query: str) -> tuple[str, ...]:
@@ -88,30 +97,19 @@ def folded_prefilter(words: tuple[str, ...]) -> Callable[[int, bytes], bool] | N
     return keep
 
 
-# Why folding a line character by character finds what folding its texts finds: `fold` is
-# a concatenation of each character's fold (casefold and NFKD map characters one by one;
-# canonical reordering only moves combining marks, which folding drops). A JSON line
-# spells its texts' characters as themselves but for `"`, `\`, `/` and control
-# characters, which no word holds (see `byte_prefilter`); a word is ASCII, so a character
-# folding to anything else cannot be part of it and may stand as NUL, which no word holds.
+# Why folding a line finds what folding its texts finds: `fold` is a concatenation of each
+# character's fold (casefold and NFKD map characters one by one; canonical reordering only
+# moves combining marks, which folding drops). A JSON line spells its texts' characters as
+# themselves but for `"`, `\`, `/` and control characters, which no word holds (see
+# `byte_prefilter`). A word is ASCII, so a character folding to anything else cannot be
+# part of it: it may stand as NUL, which no word holds, or be left out, which only joins
+# what was apart (a line kept that need not be, never one refused that holds the word).
 
 def _ascii_fold(char: str) -> str:
     """`char`'s fold with every character outside ASCII as NUL."""
     return "".join(part if part.isascii() else "\0" for part in fold(char))
 
 
-class _AsciiFolds(dict[int, str]):
-    """A `str.translate` table of `_ascii_fold`, filled as characters are met."""
-
-    def __missing__(self, code: int) -> str:
-        folded = _ascii_fold(chr(code))
-        if len(self) < _ASCII_FOLDS_KEPT:  # bounded: a hostile line may hold any character
-            self[code] = folded
-        return folded
-
-
-_ASCII_FOLDS_KEPT = 1 << 14
-_ascii_folds = _AsciiFolds()
 # Latin-1 (most French text) folded by one `bytes.translate`: each of its characters folds
 # to one character but ß, ¼, ½ and ¾, marked so that a text holding one takes the slower
 # path.
@@ -123,8 +121,8 @@ _BACKSLASH = ord("\\")
 
 
 def _folded_line(raw: bytes) -> bytes | None:
-    """The line's characters each replaced by its `_ascii_fold`; None when the line is not
-    UTF-8."""
+    """The ASCII of the line's fold (Latin-1 characters folding to anything else as NUL,
+    others left out); None when the line is not UTF-8."""
     try:
         text = raw.decode()
     except UnicodeDecodeError:
@@ -132,25 +130,34 @@ def _folded_line(raw: bytes) -> bytes | None:
     try:
         folded = text.encode("latin-1").translate(_LATIN_FOLDS)
     except UnicodeEncodeError:
-        return text.translate(_ascii_folds).encode("ascii")
+        return fold(text).encode("ascii", "ignore")
     if _LATIN_SPLIT in folded:
-        return text.translate(_ascii_folds).encode("ascii")
+        return fold(text).encode("ascii", "ignore")
     return folded
 
 
-def find_folded(text: str, word: str) -> int:
-    """Where in `text` the first match of the folded `word` starts (-1: none)."""
+def find_folded(text: str, word: str, folded: str | None = None) -> int:
+    """Where in `text` the first match of the folded `word` starts (-1: none); `folded`,
+    when given, is `fold(text)`."""
     if text.isascii():
-        return text.lower().find(word)
-    at = fold(text).find(word)
+        return (text.lower() if folded is None else folded).find(word)
+    at = (fold(text) if folded is None else folded).find(word)
     if at < 0:
         return -1
-    # Folding works character by character: count folded characters up to the match.
+    # Folding works character by character, so a piece's fold is as long as the folds of
+    # its characters: count folded characters a piece at a time up to the match, then
+    # one character at a time within the piece that holds it.
     total = 0
-    for index, char in enumerate(text):
-        total += len(fold(char))
-        if total > at:
-            return index
+    for start in range(0, len(text), _FIND_CHUNK):
+        piece = text[start:start + _FIND_CHUNK]
+        size = len(fold(piece))
+        if total + size <= at:
+            total += size
+            continue
+        for index, char in enumerate(piece, start):
+            total += len(fold(char))
+            if total > at:
+                return index
     return len(text)
 
 

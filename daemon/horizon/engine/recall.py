@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import regex
@@ -19,19 +20,26 @@ from horizon.core.recall import (
     Shown,
     excerpt,
     find_folded,
+    fold,
     folded_prefilter,
-    has_words,
     query_words,
     window,
 )
 from horizon.core.text import clean
-from horizon.hive.history import History
+from horizon.hive.history import History, HistoryChanged
 
 SEARCH_LIMIT = 20
 SEARCH_LIMIT_MAX = 200
 SHOW_MAX_CHARS = 20_000
 REGEX_TIMEOUT_S = 1.0  # on one entry's text: past it, the pattern is running away
+# On all the texts of a search together: a pattern taking just under the limit on each of
+# many hostile texts runs away as surely, only slower.
+REGEX_BUDGET_S = 10.0
+# Readings of a history a daemon keeps rotating under them before giving up: a rotation
+# comes every few hundred lines, so a second reading almost always finds the files still.
+READINGS = 3
 
+T = TypeVar("T")
 
 _Match = Callable[[Entry], "str | None"]  # an entry's excerpt around its match, or None
 
@@ -51,7 +59,7 @@ def show(hive: Path, bee: str, seqs: Iterable[int], max_line_bytes: int, *,
     """The entries given `seqs`, in the order asked (each once), each its text's window
     from `offset`; a seq that is unknown or was rejected is a problem, said with why."""
     asked = list(dict.fromkeys(seqs))
-    found, highest = History(hive, bee, max_line_bytes).find(asked)
+    found, highest = _steady(lambda: History(hive, bee, max_line_bytes).find(asked))
     showing = Showing()
     for seq in asked:
         record = found.get(seq)
@@ -81,8 +89,18 @@ def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bo
     # A block of lines folds to its lines' folds one after another: a block missing a
     # word holds no line with every word.
     keep_block = None if keep is None else partial(keep, 0)
+
+    def newest() -> list[Hit]:
+        history = History(hive, bee, max_line_bytes)
+        return _newest(history.entries(keep, keep_block), match, limit)
+
+    return _steady(newest)
+
+
+def _newest(records: Iterable[Entry | Rejection], match: _Match, limit: int) -> list[Hit]:
+    """The `limit` newest entries `match` finds, newest first."""
     newest: list[tuple[int, Hit]] = []  # a min-heap on seq: the oldest kept leaves first
-    for record in History(hive, bee, max_line_bytes).entries(keep, keep_block):
+    for record in records:
         if isinstance(record, Rejection):
             continue
         found = match(record)
@@ -98,16 +116,29 @@ def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bo
     return [hit for _, hit in sorted(newest, key=lambda pair: -pair[0])]
 
 
+def _steady(read: Callable[[], T]) -> T:
+    """`read()`, again when a daemon rotated the journal under it (HistoryChanged, a
+    JournalError, once the readings are spent)."""
+    for _ in range(READINGS - 1):
+        try:
+            return read()
+        except HistoryChanged:
+            continue
+    return read()
+
+
 def _words_match(query: str) -> _Match:
     words = query_words(query)
     if not words:
         raise RecallError("the query has no word to look for")
 
     def match(entry: Entry) -> str | None:
-        if not has_words(words, entry.question, entry.answer):
+        texts = (entry.question, entry.answer)
+        folded = [fold(text) for text in texts]  # once: a long text costs a fold per pass
+        if not all(any(word in text for text in folded) for word in words):
             return None
-        for text in (entry.question, entry.answer):
-            at = find_folded(text, words[0])
+        for text, text_folded in zip(texts, folded, strict=True):
+            at = find_folded(text, words[0], text_folded)
             if at >= 0:
                 cleaned_at = len(clean(text[:at]))
                 return excerpt(clean(text), cleaned_at)
@@ -122,16 +153,30 @@ def _pattern_match(query: str) -> _Match:
     except (regex.error, ValueError, OverflowError) as error:
         raise RecallError(f"bad regular expression {query!r}: {error}") from None
 
+    spent = 0.0  # matching time of the whole search so far
+
     def match(entry: Entry) -> str | None:
+        nonlocal spent
         for text in (clean(entry.question), clean(entry.answer)):
+            left = REGEX_BUDGET_S - spent
             started = time.monotonic()
             try:
-                found = compiled.search(text, timeout=REGEX_TIMEOUT_S)
+                if left <= 0:
+                    raise TimeoutError
+                found = compiled.search(text, timeout=min(REGEX_TIMEOUT_S, left))
             except TimeoutError:
+                took = time.monotonic() - started
+                if left < REGEX_TIMEOUT_S:
+                    raise RecallError(
+                        f"the regular expression ran away over the history (over "
+                        f"{REGEX_BUDGET_S:g} s of matching in all, stopped at #{entry.seq})"
+                        ": simplify it") from None
                 raise RecallError(
                     f"the regular expression ran away on #{entry.seq} (over "
                     f"{REGEX_TIMEOUT_S:g} s on {len(text)} characters, stopped after "
-                    f"{time.monotonic() - started:.1f} s): simplify it") from None
+                    f"{took:.1f} s): simplify it") from None
+            finally:
+                spent += time.monotonic() - started
             if found is not None:
                 return excerpt(text, found.start())
         return None

@@ -5,6 +5,11 @@ if it were finished, and the manifest's records place every range read out of or
 Finding a seq starts where the main flow left the segment before the one that holds it:
 each `rotated` record says at which byte and seq its segment's main flow ended. A lookup costs
 the manifest and one segment's bytes, however long the history.
+
+A daemon may rotate the journal while a reading goes on: the manifest read first no longer
+says where the files are, and the lines of the journal just moved would be missed and
+their seqs given to the next ones. A reading that saw the files move raises
+`HistoryChanged`, to be read again.
 """
 
 from __future__ import annotations
@@ -25,6 +30,14 @@ from horizon.hive.rotation import read_offset
 from horizon.hive.store import load_state
 
 Keep = Callable[[int, bytes], bool]
+# What places the lines a reading numbers, besides what writers append: the live journal's
+# inode, and the manifest's rotations and adoptions. A rotation is recorded before its
+# file moves, and its end changes the live journal's inode.
+_Layout = tuple[int | None, frozenset[Rotated], frozenset[str]]
+
+
+class HistoryChanged(JournalError):
+    """The journal was rotated (or adopted segments added) while it was being read."""
 
 
 class History:
@@ -57,15 +70,33 @@ class History:
                 ) -> Iterator[Entry | Rejection]:
         """Every record in seq order. Those `keep` refuses are skipped undecoded, and
         blocks of lines `keep_block` refuses (None of their lines would be kept) are
-        passed over whole."""
-        reader = self.reader(Checkpoint(), keep)
-        reader.keep_block = keep_block
-        yield from reader
+        passed over whole. HistoryChanged, once the records are given, when the files
+        moved meanwhile (what was given may be misnumbered)."""
+        layout, manifest = self._layout()
+        try:
+            reader = self.reader(Checkpoint(), keep, manifest)
+            reader.keep_block = keep_block
+            yield from reader
+        except (JournalError, OSError):
+            self._check(layout)  # a file gone because it moved: read again
+            raise
+        self._check(layout)
 
     def find(self, seqs: Iterable[int]) -> tuple[dict[int, Entry | Rejection], int]:
         """The records given these seqs (a seq absent from the result: no line has it),
-        and the highest seq the readings reached."""
-        manifest = read_manifest(self.window, self.bee)
+        and the highest seq the readings reached. HistoryChanged when the files moved
+        meanwhile."""
+        layout, manifest = self._layout()
+        try:
+            found, highest = self._find(seqs, manifest)
+        except (JournalError, OSError):
+            self._check(layout)
+            raise
+        self._check(layout)
+        return found, highest
+
+    def _find(self, seqs: Iterable[int], manifest: Manifest
+              ) -> tuple[dict[int, Entry | Rejection], int]:
         by_start: dict[Checkpoint, set[int]] = {}
         for seq in sorted(set(seqs)):
             by_start.setdefault(self.start_of(seq, manifest), set()).add(seq)
@@ -81,6 +112,25 @@ class History:
                     break
             highest = max(highest, reader.seq)
         return found, highest
+
+    def _layout(self) -> tuple[_Layout, Manifest]:
+        """Where the files are now, and the manifest: the live journal's inode is taken
+        first, so a rotation recorded before the manifest was read and finished after is
+        seen too."""
+        try:
+            live: int | None = os.stat(live_path(self.window, self.bee),
+                                       follow_symlinks=False).st_ino
+        except FileNotFoundError:
+            live = None
+        manifest = read_manifest(self.window, self.bee)
+        # Copied now: a reader adds the records it would write to the manifest it is given.
+        return (live, frozenset(manifest.rotated.values()), frozenset(manifest.adopted)
+                ), manifest
+
+    def _check(self, layout: _Layout) -> None:
+        if self._layout()[0] != layout:
+            raise HistoryChanged(f"{self.window}: {self.bee}'s journal was rotated while "
+                                 "it was being read; read it again")
 
     def start_of(self, seq: int, manifest: Manifest) -> Checkpoint:
         """Where to start reading to reach `seq`: the end of the main flow of the segment

@@ -1,0 +1,155 @@
+"""Recall against what breaks it: a daemon rotating the journal while a search or a show
+reads it, text that folding makes eighteen times longer, and a pattern that takes just under
+its limit on every one of many texts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import regex
+
+from horizon.core.entries import Entry
+from horizon.core.recall import find_folded, fold
+from horizon.engine import recall
+from horizon.engine.recall import RecallError, search, show
+from horizon.hive.history import History
+from horizon.hive.reader import JournalReader
+from tests.integration.test_recall import BEE, MAX_LINE, Hive
+
+# -- a rotation while the history is read ---------------------------------------------------
+
+
+@pytest.fixture
+def rotating_hive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Hive]:
+    """A hive (one segment, two lines read in the live journal) whose daemon rotates the
+    journal, once, right after the first reader of a reading is made: the moment a
+    search of a long history spends reading its archives."""
+    hive = Hive(tmp_path)
+    hive.write(hive.lines(3))
+    hive.daemon()  # rotated: #1-#3
+    hive.write(hive.lines(2))
+    hive.daemon()  # #4, #5 read in the live journal
+    real = History.reader
+    rotated: list[str] = []
+
+    def reader_then_a_rotation(self: History, *args: Any, **kwargs: Any) -> JournalReader:
+        made = real(self, *args, **kwargs)
+        if not rotated:
+            hive.write(hive.lines(1))
+            outcome = hive.daemon()  # reads #6 and rotates the journal: #4-#6
+            assert outcome.rotated is not None
+            rotated.append(outcome.rotated.segment)
+            hive.write(hive.lines(2))  # a new live journal, #7 and #8 to come
+        return made
+
+    monkeypatch.setattr(History, "reader", reader_then_a_rotation)
+    yield hive
+    assert rotated, "the daemon rotated during the reading"
+
+
+def questions(records: dict[int, Any]) -> dict[int, str]:
+    return {seq: r.question for seq, r in records.items() if isinstance(r, Entry)}
+
+
+def test_a_search_while_the_daemon_rotates_gives_every_entry_its_seq(
+        rotating_hive: Hive) -> None:
+    hive = rotating_hive
+    hits = search(hive.path, BEE, "question", MAX_LINE, limit=200)
+    expected = questions(hive.full_read())
+    assert len(expected) == 8
+    assert {hit.entry.seq: hit.excerpt for hit in hits} == expected
+
+
+def test_a_show_while_the_daemon_rotates_gives_the_entry_the_view_names(
+        rotating_hive: Hive) -> None:
+    hive = rotating_hive
+    showing = show(hive.path, BEE, [4, 5], MAX_LINE)  # both read by the daemon already
+    assert showing.problems == []
+    expected = questions(hive.full_read())
+    assert {shown.entry.seq: shown.question for shown in showing.shown} == {
+        4: expected[4], 5: expected[5]}
+
+
+# -- folding text that decomposes into many characters ------------------------------------
+
+# U+FDFA decomposes (NFKD) into 18 characters: a line of it is the costliest text to fold.
+EXPANDING = "\ufdfa"
+
+
+def test_folding_costs_about_what_decomposing_costs() -> None:
+    text = EXPANDING * 300_000 + " needle"
+    started = time.monotonic()
+    unicodedata.normalize("NFKD", text.casefold())
+    floor = time.monotonic() - started
+    started = time.monotonic()
+    assert "needle" in fold(text)
+    assert find_folded(text, "needle") == len(text) - len("needle")
+    spent = time.monotonic() - started
+    # Two folds and the count up to the match, each about a decomposition (a character
+    # at a time in Python: 20 times it).
+    assert spent < 8 * floor + 0.5, (spent, floor)
+
+
+def test_a_search_over_a_line_of_expanding_characters_stays_small(tmp_path: Path) -> None:
+    """One line just under 4 MiB that folds to 23 million characters, holding the word:
+    the search finds it without holding a string object per folded character (1.9 GB)."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    question = EXPANDING * 1_300_000 + " needle"
+    line = json.dumps({"ts": 1_780_000_000, "type": "task", "question": question,
+                       "answer": "needle"}, ensure_ascii=False).encode()
+    assert len(line) < 4 << 20
+    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(line + b"\n")
+    config = tmp_path / "config.json"
+    config.write_text("{}")
+    script = ("import resource, sys\nfrom horizon.cli.main import main\n"
+              "code = main(sys.argv[1:])\n"
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+              "sys.exit(code)\n")
+    done = subprocess.run(
+        [sys.executable, "-c", script, "search", str(hive), BEE, "NEEDLE", "--json",
+         "--config", str(config)], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    [hit] = json.loads(done.stdout)
+    assert hit["seq"] == 1 and "needle" in hit["excerpt"]
+    peak_kib = int(done.stderr.splitlines()[-1])
+    assert peak_kib < 600 * 1024, f"{peak_kib // 1024} MiB"
+
+
+# -- a pattern that takes just under its limit on every text ------------------------------
+
+RUNAWAY = "(x+x+)+y"
+
+
+def slow_length() -> int:
+    """A run of x the runaway pattern takes 0.1 to 0.6 s to give up on, on this machine."""
+    compiled = regex.compile(RUNAWAY)
+    length = 100
+    while True:
+        started = time.monotonic()
+        compiled.search("x" * length, timeout=5)
+        if time.monotonic() - started >= 0.1 or length > 2000:
+            return length
+        length += 20
+
+
+def test_a_pattern_just_under_its_limit_on_every_text_is_stopped_in_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each text alone is under the limit of one text; together they are a search that
+    never ends (here 24 texts of 0.1-0.6 s each): the search has a limit of its own."""
+    monkeypatch.setattr(recall, "REGEX_BUDGET_S", 1.0, raising=False)
+    hive = Hive(tmp_path)
+    run = "x" * slow_length()
+    hive.write(b"".join(hive.line(run, run) for _ in range(12)))
+    started = time.monotonic()
+    with pytest.raises(RecallError, match="ran away"):
+        search(hive.path, BEE, RUNAWAY, MAX_LINE, pattern=True)
+    assert time.monotonic() - started < 1.0 + 2 * recall.REGEX_TIMEOUT_S
