@@ -3,15 +3,21 @@
 The agent runtime starts one server per bee: the hive and the bee are fixed at start, so a
 bee reaches its own history and nothing else. Every tool reads without writing and
 without the lock, returns the text the matching command prints, and is bounded; a bad
-argument is a tool error result, never a crash of the server.
+argument is a tool error result, never a crash of the server. Calls run one at a time, in
+one worker thread: a client sending many at once would otherwise hold as many readings of
+the history in memory, each thread keeping its own heap afterwards (the same work in the
+same time, one after another).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from typing import Annotated
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -69,6 +75,13 @@ def command(args: argparse.Namespace) -> int:
     config, source, broken_config = load_config_for_view(args)
     resolve(config, source, broken_config, args.hive, args.bee)  # fails here, before serving
 
+    one_at_a_time = anyio.CapacityLimiter(1)
+
+    async def in_turn(work: Callable[[], str]) -> str:
+        """`work()` in a worker thread, after the calls before it: the thread that ran the
+        last call is idle again by then, and takes this one."""
+        return await anyio.to_thread.run_sync(work, limiter=one_at_a_time)
+
     def current() -> Bee:
         try:
             return resolve(config, source, broken_config, args.hive, args.bee)
@@ -82,7 +95,7 @@ def command(args: argparse.Namespace) -> int:
                       "(horizon_view). Read-only."))
 
     @server.tool(description=_paragraph(SHOW_HELP), annotations=READ_ONLY)
-    def horizon_show(
+    async def horizon_show(
         seqs: Annotated[list[Annotated[int, Field(ge=1)]],
                         Field(min_length=1, max_length=SHOW_SEQS_MAX,
                               description="the seqs to show, e.g. [212] or [212, 213]")],
@@ -92,6 +105,9 @@ def command(args: argparse.Namespace) -> int:
         offset: Annotated[int, Field(ge=0, description="start each entry at this character "
                                                        "(to read on past max_chars)")] = 0,
     ) -> str:
+        return await in_turn(lambda: show_text(seqs, max_chars, offset))
+
+    def show_text(seqs: list[int], max_chars: int, offset: int) -> str:
         bee = current()
         try:
             with reported():
@@ -109,13 +125,16 @@ def command(args: argparse.Namespace) -> int:
         return text + "".join(f"[{problem}]\n" for problem in showing.problems)
 
     @server.tool(description=_paragraph(SEARCH_HELP), annotations=READ_ONLY)
-    def horizon_search(
+    async def horizon_search(
         query: Annotated[str, Field(min_length=1, max_length=QUERY_CHARS_MAX,
                                     description="words that must all appear, e.g. "
                                                 "'invoice rounding' or '#5385'")],
         limit: Annotated[int, Field(ge=1, le=SEARCH_LIMIT_MAX,
                                     description="at most this many entries")] = 10,
     ) -> str:
+        return await in_turn(lambda: search_text(query, limit))
+
+    def search_text(query: str, limit: int) -> str:
         bee = current()
         try:
             with reported():
@@ -128,7 +147,10 @@ def command(args: argparse.Namespace) -> int:
         return "\n".join(hit_block(hit, bee.labels) for hit in hits)
 
     @server.tool(description=_paragraph(VIEW_HELP), annotations=READ_ONLY)
-    def horizon_view() -> str:
+    async def horizon_view() -> str:
+        return await in_turn(view_text)
+
+    def view_text() -> str:
         bee = current()
         try:
             with reported():
