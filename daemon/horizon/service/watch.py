@@ -14,7 +14,6 @@ from pathlib import Path
 from watchdog.events import (
     DirCreatedEvent,
     DirMovedEvent,
-    FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
     FileModifiedEvent,
@@ -25,8 +24,10 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
+# Not FileClosedEvent: every append is already a FileModifiedEvent, and a close after it
+# would double the events a busy hive sends the loop (the poll catches what events miss).
 _EVENTS: list[type[FileSystemEvent]] = [
-    FileModifiedEvent, FileCreatedEvent, FileMovedEvent, FileDeletedEvent, FileClosedEvent,
+    FileModifiedEvent, FileCreatedEvent, FileMovedEvent, FileDeletedEvent,
     DirCreatedEvent, DirMovedEvent,
 ]
 
