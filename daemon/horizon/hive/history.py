@@ -171,8 +171,10 @@ class History:
             tail = tail_hash(path, rotated.offset, self.hive)
         except FileNotFoundError:
             return None
-        except (OSError, JournalError):
-            return Checkpoint()  # read from the start: slower, never wrong
+        except (OSError, JournalError, OverflowError):
+            # Read from the start: slower, never wrong. (An offset past what a file can
+            # hold is no place to hash from: a record edited by hand.)
+            return Checkpoint()
         return Checkpoint(rotated.segment, rotated.offset, rotated.seq, info.st_dev,
                           info.st_ino, tail, 0)
 
