@@ -36,7 +36,7 @@ MIN_LINE_CHARS = 100
 # A repeated quote lists its first seq, then `…`, then its newest ones.
 NEWEST_SEQS = 5
 # The distinct quotes whose seqs are remembered: the most recently heard ones.
-HEARD_MAX = 4096
+HEARD_MAX = 512  # bounds state.json, rewritten at every pass: about 70 bytes each
 CACHED_CHARS = 4096  # texts longer than this are never kept in a cache
 
 
