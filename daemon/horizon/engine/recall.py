@@ -7,7 +7,6 @@ import heapq
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,7 +25,7 @@ from horizon.core.recall import (
     window,
 )
 from horizon.core.text import clean
-from horizon.hive.history import History, HistoryChanged
+from horizon.hive.history import History, HistoryChanged, KeepBlock
 
 SEARCH_LIMIT = 20
 SEARCH_LIMIT_MAX = 200
@@ -88,13 +87,19 @@ def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bo
     keep = None if pattern else folded_prefilter(query_words(query))
     # A block of lines folds to its lines' folds one after another: a block missing a
     # word holds no line with every word.
-    keep_block = None if keep is None else partial(keep, 0)
+    keep_block = None if keep is None else _block_test(keep)
 
     def newest() -> list[Hit]:
         history = History(hive, bee, max_line_bytes)
         return _newest(history.entries(keep, keep_block), match, limit)
 
     return _steady(newest)
+
+
+def _block_test(keep: Callable[[int, bytes], bool]) -> KeepBlock:
+    def keep_block(_first: int, _last: int, block: bytes) -> bool:
+        return keep(0, block)
+    return keep_block
 
 
 def _newest(records: Iterable[Entry | Rejection], match: _Match, limit: int) -> list[Hit]:

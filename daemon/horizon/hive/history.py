@@ -14,6 +14,7 @@ their seqs given to the next ones. A reading that saw the files move raises
 
 from __future__ import annotations
 
+import bisect
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -30,6 +31,7 @@ from horizon.hive.rotation import read_offset
 from horizon.hive.store import load_state
 
 Keep = Callable[[int, bytes], bool]
+KeepBlock = Callable[[int, int, bytes], bool]  # (first seq, last seq, block): any kept?
 # What places the lines a reading numbers, besides what writers append: the live journal's
 # inode, and the manifest's rotations and adoptions. A rotation is recorded before its
 # file moves, and its end changes the live journal's inode.
@@ -65,8 +67,7 @@ class History:
         reader.keep = keep
         return reader
 
-    def entries(self, keep: Keep | None = None,
-                keep_block: Callable[[bytes], bool] | None = None
+    def entries(self, keep: Keep | None = None, keep_block: KeepBlock | None = None
                 ) -> Iterator[Entry | Rejection]:
         """Every record in seq order. Those `keep` refuses are skipped undecoded, and
         blocks of lines `keep_block` refuses (None of their lines would be kept) are
@@ -105,6 +106,9 @@ class History:
         for start, group in by_start.items():
             last = max(group)
             reader = self.reader(start, _within(group))
+            # A block holding no seq asked for is passed over whole: a seq far into a long
+            # segment costs its bytes, not a call per line.
+            reader.keep_block = _holds_any(sorted(group))
             for record in reader:
                 if record.seq in group:
                     found[record.seq] = record
@@ -183,3 +187,11 @@ def _within(seqs: set[int]) -> Keep:
     def keep(seq: int, _raw: bytes) -> bool:
         return seq in seqs
     return keep
+
+
+def _holds_any(seqs: list[int]) -> KeepBlock:
+    """Whether a block's seqs hold one of `seqs` (sorted)."""
+    def keep_block(first: int, last: int, _block: bytes) -> bool:
+        at = bisect.bisect_left(seqs, first)
+        return at < len(seqs) and seqs[at] <= last
+    return keep_block
