@@ -25,8 +25,8 @@ from tests.e2e.daemon_harness import HORIZON, clean_env
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = ROOT / "daemon" / "horizon" / "examples"
-COMMANDS = ["run", "demo", "render", "rebuild", "status", "phare", "config", "check", "init",
-            "adopt", "example"]
+COMMANDS = ["run", "demo", "render", "show", "search", "mcp", "rebuild", "status", "phare",
+            "config", "check", "init", "adopt", "example"]
 INSTALLED = str(Path(HORIZON).resolve())
 
 
