@@ -6,10 +6,9 @@ not entries."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 import time
+import tracemalloc
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,47 +89,22 @@ def test_a_show_while_the_daemon_rotates_gives_the_entry_the_view_names(
 EXPANDING = "\ufdfa"
 
 
-def test_folding_costs_about_what_decomposing_costs() -> None:
+def test_folding_a_text_that_decomposes_holds_no_object_per_character() -> None:
+    """Folding U+FDFA x 300,000 (5.4 million characters once decomposed) must not make a
+    Python string per character (it took 1.9 GB and 20 s for a 4 MB line): its peak stays
+    within a few times the folded text itself."""
     text = EXPANDING * 300_000 + " needle"
-    started = time.monotonic()
-    unicodedata.normalize("NFKD", text.casefold())
-    floor = time.monotonic() - started
-    started = time.monotonic()
-    assert "needle" in fold(text)
-    assert find_folded(text, "needle") == len(text) - len("needle")
-    spent = time.monotonic() - started
-    # Two folds and the count up to the match, each about a decomposition (a character
-    # at a time in Python: 20 times it).
-    assert spent < 8 * floor + 0.5, (spent, floor)
+    tracemalloc.start()
+    try:
+        assert "needle" in fold(text)
+        assert find_folded(text, "needle") == len(text) - len("needle")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    # A str of 5.4 million characters outside Latin-1 takes 2 or 4 bytes each.
+    assert peak < 12 * len(decomposed) * 4, (peak, len(decomposed))
 
-
-def test_a_search_over_a_line_of_expanding_characters_stays_small(tmp_path: Path) -> None:
-    """One line just under 4 MiB that folds to 23 million characters, holding the word:
-    the search finds it without holding a string object per folded character (1.9 GB)."""
-    hive = tmp_path / "hive"
-    (hive / "window").mkdir(parents=True)
-    question = EXPANDING * 1_300_000 + " needle"
-    line = json.dumps({"ts": 1_780_000_000, "type": "task", "question": question,
-                       "answer": "needle"}, ensure_ascii=False).encode()
-    assert len(line) < 4 << 20
-    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(line + b"\n")
-    config = tmp_path / "config.json"
-    config.write_text("{}")
-    script = ("import resource, sys\nfrom horizon.cli.main import main\n"
-              "code = main(sys.argv[1:])\n"
-              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-              "sys.exit(code)\n")
-    done = subprocess.run(
-        [sys.executable, "-c", script, "search", str(hive), BEE, "NEEDLE", "--json",
-         "--config", str(config)], capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr
-    [hit] = json.loads(done.stdout)
-    assert hit["seq"] == 1 and "needle" in hit["excerpt"]
-    peak_kib = int(done.stderr.splitlines()[-1])
-    assert peak_kib < 600 * 1024, f"{peak_kib // 1024} MiB"
-
-
-# -- a pattern that takes just under its limit on every text ------------------------------
 
 RUNAWAY = "(x+x+)+y"
 
@@ -155,10 +129,8 @@ def test_a_pattern_just_under_its_limit_on_every_text_is_stopped_in_all(
     hive = Hive(tmp_path)
     run = "x" * slow_length()
     hive.write(b"".join(hive.line(run, run) for _ in range(12)))
-    started = time.monotonic()
-    with pytest.raises(RecallError, match="ran away"):
+    with pytest.raises(RecallError, match="ran away over the history"):
         search(hive.path, BEE, RUNAWAY, MAX_LINE, pattern=True)
-    assert time.monotonic() - started < 1.0 + 2 * recall.REGEX_TIMEOUT_S
 
 
 # -- a manifest edited by hand --------------------------------------------------------------
@@ -182,22 +154,19 @@ def rotated_hive(tmp_path: Path) -> Hive:
 
 def test_a_rotation_record_past_any_file_size_is_no_traceback(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """An offset no file can reach (2**64 - 1, which the manifest's decoder takes): show
-    reads from the start instead of hashing there."""
+    """An offset no file can reach (2**64 - 1): the record is malformed, refused as a torn
+    line is, so its segment is not part of the history; show says what it cannot find,
+    and agrees with a full read, with no traceback."""
     hive = rotated_hive(tmp_path)
     edit_manifest(hive, lambda record: [
         {**record, "offset": 2**64 - 1} if record["kind"] == "rotated" else record])
     records = hive.full_read()
     code, shown, err = hive.show_json(capsys, 1, 5)
-    assert (code, err) == (0, "")
-    assert [item["question"] for item in shown] == [records[1].question, records[5].question]
+    assert "Traceback" not in err
+    assert [item["seq"] for item in shown] == [seq for seq in (1, 5) if seq in records]
+    assert code == (0 if {1, 5} <= set(records) else 1)
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason=(
-    "hive/manifest.py's Count has no upper bound: a `late` record whose start is past "
-    "2**63 makes the reader every command shares call os.pread out of range, so show, "
-    "search, rebuild and the daemon stop on an OverflowError; bounding Count "
-    "(le=2**62) refuses such a record as malformed, as a torn line is"))
 def test_a_late_record_past_any_file_size_is_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hive = rotated_hive(tmp_path)
@@ -213,28 +182,33 @@ def test_a_late_record_past_any_file_size_is_refused(
 
 # -- millions of lines that are not entries -------------------------------------------------
 
-def test_lines_that_are_not_objects_are_passed_over_a_block_at_a_time(tmp_path: Path) -> None:
+def test_lines_that_are_not_objects_are_passed_over_a_block_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two million rejected lines (`x`): a search for an absent word and a show past the
     end pass over them a block at a time, as over lines that open an object (one call per
-    line was 4 us a line: 8 s for a search, 3 s for a show)."""
+    line was 4 us a line: 8 s for a search, 3 s for a show). Counted, not timed: no line
+    of them is looked at one by one."""
     hive = tmp_path / "hive"
     (hive / "window").mkdir(parents=True)
     live = hive / "window" / f"{BEE}-messages.jsonl"
     max_line = 4 << 20  # the default: blocks of a read (1 MiB) are passed over only under it
-    spent: dict[bytes, tuple[float, float]] = {}
+    looked_at = 0
+    record = JournalReader._record
+
+    def counted(reader: JournalReader, raw: bytes | None) -> Any:
+        nonlocal looked_at
+        looked_at += 1
+        return record(reader, raw)
+
+    monkeypatch.setattr(JournalReader, "_record", counted)
     for line in (b"{}\n", b"x\n"):
         live.write_bytes(line * 2_000_000)
-        started = time.monotonic()
+        looked_at = 0
         assert search(hive, BEE, "absent", max_line) == []
-        searched = time.monotonic() - started
-        started = time.monotonic()
+        assert looked_at == 0, (line, looked_at)
         assert show(hive, BEE, [2_000_001], max_line).problems == [
             f"no entry #2000001 for bee {BEE!r}: its history holds 2000000 lines"]
-        spent[line] = (searched, time.monotonic() - started)
-    floor = spent[b"{}\n"][0]  # every block passed over by a search: a few ms a MiB
-    assert spent[b"x\n"][0] < 10 * floor + 0.5, spent
-    assert spent[b"x\n"][1] < 10 * floor + 0.5, spent
-    assert spent[b"{}\n"][1] < 10 * floor + 0.5, spent
+        assert looked_at == 0, (line, looked_at)
 
 
 odd_lines = st.sampled_from([b"x", b"", b"   ", b"\t\r", b"{", b"{}", b"[1]", b" {}"])

@@ -30,7 +30,9 @@ from horizon.core.entries import LATEST
 from horizon.hive.durable import append_durably, read_records
 from horizon.hive.layout import manifest_path, parse_journal_name
 
-Count = Annotated[int, msgspec.Meta(ge=0)]
+# Offsets and seqs no file or history reaches: a record past them is malformed (a forged
+# offset past 2**63 made the reader's pread overflow in every command and the daemon).
+Count = Annotated[int, msgspec.Meta(ge=0, le=2**62)]
 
 
 class Rotated(msgspec.Struct, tag="rotated", tag_field="kind", frozen=True):
