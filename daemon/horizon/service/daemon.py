@@ -557,6 +557,7 @@ class Daemon:
             service = self.services.pop(hive)
             if self.watcher is not None:
                 self.watcher.unwatch_under(hive)
+            self.writer.drain()  # its files on disk before its lock is let go
             service.close()
             self.metrics.forget_hive(str(hive))
             log.info("hive.stopped", hive=str(hive))
