@@ -46,7 +46,11 @@ def query_words(query: str) -> tuple[str, ...]:
 
 
 def has_words(words: tuple[str, ...], *texts: str) -> bool:
-    folded = [fold(text) for text in texts]
+    return holds_words(words, [fold(text) for text in texts])
+
+
+def holds_words(words: tuple[str, ...], folded: list[str]) -> bool:
+    """Whether every word is in one of the texts, already folded."""
     return all(any(word in text for text in folded) for word in words)
 
 

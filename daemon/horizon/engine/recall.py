@@ -21,6 +21,7 @@ from horizon.core.recall import (
     find_folded,
     fold,
     folded_prefilter,
+    holds_words,
     query_words,
     window,
 )
@@ -140,7 +141,7 @@ def _words_match(query: str) -> _Match:
     def match(entry: Entry) -> str | None:
         texts = (entry.question, entry.answer)
         folded = [fold(text) for text in texts]  # once: a long text costs a fold per pass
-        if not all(any(word in text for text in folded) for word in words):
+        if not holds_words(words, folded):
             return None
         for text, text_folded in zip(texts, folded, strict=True):
             at = find_folded(text, words[0], text_folded)

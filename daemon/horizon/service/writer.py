@@ -51,10 +51,6 @@ class Writer:
         with self.lock:
             return key in self.failed
 
-    def pending(self, key: Hashable) -> int:
-        with self.lock:
-            return len(self.queued.get(key, ()))
-
     def wait(self, key: Hashable, timeout: float | None = None) -> bool:
         """Until every commit of `key` handed in so far is written or dropped."""
         with self.lock:
