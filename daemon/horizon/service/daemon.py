@@ -6,7 +6,6 @@ stops reporting healthy.
 
 from __future__ import annotations
 
-import heapq
 import os
 import queue
 import signal
@@ -37,6 +36,7 @@ from horizon.hive.layout import (
 from horizon.hive.lock import HiveLocked
 from horizon.hive.settings_files import config_source, load_global
 from horizon.service import logs, notify
+from horizon.service.deadlines import Deadlines
 from horizon.service.hive_service import HiveService
 from horizon.service.messages import (
     Beat,
@@ -86,11 +86,7 @@ class Daemon:
         self.stopping = False
         self.started_at = time.monotonic()
         self.continuing: set[tuple[Path, str]] = set()  # bees with a Continue queued
-        # Each dirty bee's pass deadline (monotonic), kept by the loop itself: a write
-        # moves its bee's deadline, the loop wakes for the earliest. A heap entry whose
-        # instant is no longer the bee's deadline is stale and skipped.
-        self.deadlines: dict[tuple[Path, str], float] = {}
-        self.deadline_heap: list[tuple[float, Path, str]] = []
+        self.deadlines = Deadlines()  # each dirty bee's next pass
         self.reload_requested = False
         self.reopen_requested = False
         self.config_seen = file_signature(config_path) if config_path else None
@@ -312,8 +308,9 @@ class Daemon:
                 self._reload()
             self._run_due()
             wait = LOOP_TICK_S
-            if self.deadline_heap:
-                wait = min(wait, max(0.0, self.deadline_heap[0][0] - time.monotonic()))
+            earliest = self.deadlines.earliest()
+            if earliest is not None:
+                wait = min(wait, max(0.0, earliest - time.monotonic()))
             try:
                 item = self.items.get(timeout=wait)
             except queue.Empty:
@@ -327,12 +324,8 @@ class Daemon:
         """The passes whose deadline has come, earliest first. Passes that fall due while
         these run wait for the next turn, after one item of the queue at most."""
         now = time.monotonic()
-        heap = self.deadline_heap
-        while heap and heap[0][0] <= now and not self.stopping:
-            due, hive, bee = heapq.heappop(heap)
-            if self.deadlines.get((hive, bee)) != due:
-                continue  # moved by a later write, or already run
-            del self.deadlines[(hive, bee)]
+        while not self.stopping and (due := self.deadlines.pop_due(now)) is not None:
+            hive, bee = due
             try:
                 if (hive, bee) not in self.continuing:  # its continuation reads it anyway
                     self._process(hive, bee)
@@ -374,10 +367,9 @@ class Daemon:
 
     def _written_item(self, item: Written) -> None:
         service = self.services.get(item.commit.hive)
-        if service is not None and service.written(item.commit, item.error):
-            runtime = service.bees.get(item.commit.bee)
-            if runtime is not None and not self.stopping:
-                self._schedule(service, item.commit.bee)  # again, after its back-off
+        if (service is not None and service.written(item.commit, item.error)
+                and not self.stopping):
+            self._schedule(service, item.commit.bee)  # again, after its back-off
 
     def _sweep(self) -> None:
         now = time.monotonic()
@@ -418,11 +410,7 @@ class Daemon:
     def _schedule(self, service: HiveService, bee: str) -> None:
         """Set the bee's pass deadline (its debounce, capped by max_wait_s): a heap push,
         not a scheduler job, so a write costs microseconds however many bees write."""
-        due = service.due_at(service.bees[bee])
-        key = (service.hive, bee)
-        if self.deadlines.get(key) != due:
-            self.deadlines[key] = due
-            heapq.heappush(self.deadline_heap, (due, service.hive, bee))
+        self.deadlines.set((service.hive, bee), service.due_at(service.bees[bee]))
 
     def _request_reload(self) -> None:
         self.scheduler.add_job(
