@@ -17,7 +17,7 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(DEV_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,mcp,web]'
 	touch $@
 
 run: $(RUN_STAMP)

@@ -128,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     _recall_commands(commands)
     _hive_commands(commands)
     _service_commands(commands)
+    _web_commands(commands)
     return parser
 
 
@@ -385,6 +386,30 @@ def _service_commands(commands: _Commands) -> None:
                               "(bees/BEE.toml)")
 
 
+def _web_commands(commands: _Commands) -> None:
+    serve = commands.add(
+        "serve", "a read-only web view of the hives, each bee's zones and view",
+        """Serves a page over the derived files and journals (the daemon need not run):
+        the hives, then their bees with each zone drawn against its budget, then a bee's
+        view exactly as it reads it, each entry's seq, source and size, and what the hard
+        cut removed. Any seq opens the whole entry. A profile preview replays a bee's
+        history in memory under other budgets, plancher_phare, actif or langue, one at a
+        time, with progress and a cancel button. A bee's page refreshes when its
+        handoff.md changes. Writes nothing; binds the loopback unless told otherwise.
+        Needs the web extra (pip install 'horizon[web]').""",
+        ["horizon serve", "horizon serve /srv/hive --listen 127.0.0.1:9000"],
+        {0: "stopped (Ctrl-C, SIGTERM)",
+         1: "a problem, reported on stderr: no hive to serve, an address it cannot listen "
+            "on or off the loopback without --allow-remote, the web extra not installed"})
+    serve.add_argument("hives", metavar="HIVE", nargs="*",
+                       help="the hives to serve (default: config.json's \"hives\")")
+    serve.add_argument("--listen", default="127.0.0.1:8765", metavar="HOST:PORT",
+                       help="where to serve (default: 127.0.0.1:8765)")
+    serve.add_argument("--allow-remote", action="store_true",
+                       help="allow an address off the loopback (journals hold what bees "
+                            "and humans said)")
+
+
 def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
     from horizon.cli import examples, operate, recall, status, view
 
@@ -393,6 +418,7 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "show": recall.show,
         "search": recall.search,
         "mcp": _mcp,
+        "serve": _serve,
         "rebuild": operate.rebuild,
         "status": status.command,
         "phare": operate.phare,
@@ -413,6 +439,15 @@ def _mcp(args: argparse.Namespace) -> int:
         raise UserError(f"the MCP server needs the mcp extra ({error.name} is missing): "
                         "pip install 'horizon[mcp]'") from None
     return mcp_server.command(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from horizon.cli.web import serve
+    except ImportError as error:
+        raise UserError(f"the web view needs the web extra ({error.name} is missing): "
+                        "pip install 'horizon[web]'") from None
+    return serve.command(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -220,7 +220,7 @@ def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
             host, _ = parse_listen(config.metrics)
         except ValueError as error:
             raise SettingsError(source, "metrics", str(error)) from None
-        if not _is_loopback(host) and not config.metrics_allow_remote:
+        if not is_loopback(host) and not config.metrics_allow_remote:
             raise SettingsError(source, "metrics", f"{host} is not on the loopback: set "
                                 "\"metrics_allow_remote\": true to serve metrics there")
     return config
@@ -235,7 +235,7 @@ def parse_listen(value: str) -> tuple[str, int]:
     return host.removeprefix("[").removesuffix("]"), int(port)
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
@@ -255,7 +255,7 @@ def _check_provider_url(name: str, provider: ProviderConfig, source: str) -> Non
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise SettingsError(source, key, "expected an http:// or https:// URL with a host")
     host = parts.hostname
-    if not _is_loopback(host) and not provider.allow_remote:
+    if not is_loopback(host) and not provider.allow_remote:
         raise SettingsError(source, key, f"{host} is not on the loopback; journals hold "
                             "secrets: set \"allow_remote\": true to send them there")
 

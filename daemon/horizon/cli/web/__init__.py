@@ -1,0 +1,1 @@
+"""`horizon serve`: a read-only web view of the hives (needs the web extra)."""

@@ -1,0 +1,200 @@
+"""What the web view's pages show, read from the derived files and journals. Everything
+here reads; the text it returns is hostile and is escaped by the templates."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from horizon.cli.common import derived_settings
+from horizon.cli.exits import UserError
+from horizon.cli.status import hive_report
+from horizon.core.recall import Shown
+from horizon.core.render import View
+from horizon.core.settings import Effective, GlobalConfig
+from horizon.engine.bee_engine import BeeEngine
+from horizon.engine.recall import Showing
+from horizon.engine.recall import show as show_entries
+from horizon.hive.discovery import discover, file_signature, require_bee
+from horizon.hive.heartbeat import read_heartbeat
+from horizon.hive.layout import handoff_path
+from horizon.hive.lock import holder
+from horizon.hive.store import read_handoff
+from horizon.summarize.cache import hive_cache
+
+ZONE_LABELS = {"recit": "récit", "condense": "condensé", "net": "net"}
+ENTRY_MAX_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the server serves: its hives in a fixed order (a hive's page is its index)."""
+
+    config: GlobalConfig
+    source: str
+    broken_config: str | None
+    hives: tuple[Path, ...]
+
+    def hive(self, index: int) -> Path:
+        if not 0 <= index < len(self.hives):
+            raise UserError(f"no hive number {index}: this server serves {len(self.hives)}")
+        return self.hives[index]
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A zone's chars before the hard cut and as injected, against its budget."""
+
+    zone: str
+    before: int
+    after: int
+    budget: int
+
+    @property
+    def label(self) -> str:
+        return ZONE_LABELS.get(self.zone, self.zone)
+
+    def width(self, chars: int) -> str:
+        """The share of the budget `chars` fills, for an SVG width (at most the whole)."""
+        return f"{min(100.0, 100.0 * chars / self.budget) if self.budget else 0.0:.2f}"
+
+    @property
+    def over(self) -> bool:
+        return self.before > self.budget
+
+
+def bars(zones: dict[str, Any] | None, chars: int | None = None,
+         cap: int | None = None) -> list[Bar]:
+    """From a status report's `zones` (horizon mode), else the whole view against its cap."""
+    if zones:
+        return [Bar(zone, zones[zone]["before"], zones[zone]["after"], zones[zone]["budget"])
+                for zone in ("recit", "condense", "net") if zone in zones]
+    if chars is not None and cap is not None:
+        return [Bar("handoff", chars, chars, cap)]
+    return []
+
+
+@dataclass
+class HiveLine:
+    index: int
+    path: Path
+    found: bool
+    daemon_pid: int | None = None
+    bees: int = 0
+    problems: int = 0
+
+
+def hive_lines(site: Site) -> list[HiveLine]:
+    """The home page: each hive, whether a daemon serves it, how many bees it has."""
+    lines = []
+    for index, hive in enumerate(site.hives):
+        if not hive.is_dir():
+            lines.append(HiveLine(index, hive, found=False))
+            continue
+        bees, problems = discover(hive)
+        lines.append(HiveLine(index, hive, True, holder(hive), len(bees), len(problems)))
+    return lines
+
+
+def hive_page(site: Site, index: int) -> dict[str, Any]:
+    """A hive's report as `status --json` gives it, and each bee's bars."""
+    hive = site.hive(index)
+    report = hive_report(hive, site.config, site.source, time.time(), site.broken_config)
+    for bee in report["bees"]:
+        bee["bars"] = bars(bee.get("zones"), bee.get("chars"), bee.get("cap"))
+    beat = read_heartbeat(hive)
+    report["beat"] = beat
+    return report
+
+
+@dataclass
+class BeePage:
+    """A bee's view as it reads it, and what made it."""
+
+    index: int
+    hive: Path
+    bee: str
+    text: str  # handoff.md exactly, or the view computed in memory when none is derived
+    summary: dict[str, Any]
+    bars: list[Bar]
+    derived: bool
+    warnings: list[str] = field(default_factory=list)
+    effective: Effective | None = None
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The condensed then the net entries, as injected, each with its zone."""
+        return ([{"zone": "condense", **item} for item in self.summary.get("condense", [])]
+                + [{"zone": "net", "source": "whole", **item}
+                   for item in self.summary.get("net", [])])
+
+
+def bee_settings(site: Site, hive: Path, bee: str) -> tuple[Effective, str | None]:
+    return derived_settings(site.config, site.source, hive, bee, site.broken_config)
+
+
+def view_bars(view: View, effective: Effective) -> list[Bar]:
+    settings = effective.horizon
+    if settings.actif:
+        return [Bar(zone, before, after, settings.budgets[zone])
+                for zone in ("recit", "condense", "net")
+                for before, after in [view.zone_chars.get(zone, (0, 0))]]
+    return bars(None, view.summary["chars"], settings.cap)
+
+
+def bee_page(site: Site, index: int, bee_name: str) -> BeePage:
+    hive = site.hive(index)
+    bee = require_bee(hive, bee_name)
+    effective, broken = bee_settings(site, hive, bee)
+    warnings = [broken] if broken is not None else []
+    engine = BeeEngine(hive, bee, site.config, effective,
+                       cache=hive_cache(hive, create=False), writes=False)
+    now = time.time()
+    view = engine.current_view(now, now, fresh=False)
+    on_disk = read_handoff(hive, bee)
+    if on_disk is None:
+        warnings.append("no handoff.md yet: this view is computed in memory from the journal")
+    elif on_disk != view.text:
+        warnings.append("handoff.md differs from the view of the current settings: the "
+                        "daemon has not applied them yet (the text below is the file's)")
+    return BeePage(index, hive, bee, on_disk if on_disk is not None else view.text,
+                   view.summary, view_bars(view, effective), on_disk is not None, warnings,
+                   effective)
+
+
+def handoff_signature(site: Site, index: int, bee: str) -> tuple[int, int, int] | None:
+    """What tells the live page that handoff.md changed (it is replaced, never edited)."""
+    return file_signature(handoff_path(site.hive(index), bee))
+
+
+@dataclass
+class EntryPage:
+    index: int
+    hive: Path
+    bee: str
+    seq: int
+    shown: Shown | None
+    problems: list[str]
+    offset: int
+    max_chars: int
+
+
+def entry_page(site: Site, index: int, bee_name: str, seq: int, offset: int = 0) -> EntryPage:
+    hive = site.hive(index)
+    bee = require_bee(hive, bee_name)
+    showing: Showing = show_entries(hive, bee, [seq], site.config.max_line_bytes,
+                                    max_chars=ENTRY_MAX_CHARS, offset=offset)
+    shown = showing.shown[0] if showing.shown else None
+    return EntryPage(index, hive, bee, seq, shown, showing.problems, offset, ENTRY_MAX_CHARS)
+
+
+def listing(hives: list[str]) -> tuple[Path, ...]:
+    """Hives named as the daemon names them (absolute, normalised), each once."""
+    seen: dict[str, Path] = {}
+    for hive in hives:
+        name = os.path.normpath(os.path.abspath(hive))
+        seen.setdefault(name, Path(name))
+    return tuple(seen.values())

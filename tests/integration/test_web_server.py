@@ -1,0 +1,224 @@
+"""`horizon serve` as a real server on the loopback: its pages, its headers, what it
+refuses (other hosts, other origins, big bodies, bad seqs), hostile text escaped, the live
+stream telling a page its handoff.md changed, and its exits."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.daemon_harness import (
+    HORIZON,
+    append,
+    clean_env,
+    entry,
+    horizon,
+    make_hive,
+    wait_for,
+    write_config,
+)
+
+BEE = "b"
+HOSTILE = ['<script>window.__pwned=1</script>', '"><img src=x onerror=alert(2)>',
+           "' onmouseover='alert(3)"]
+
+
+def tree(hive: Path) -> dict[str, tuple[int, int]]:
+    found = {}
+    for folder, _, names in os.walk(hive):
+        for name in names:
+            info = os.stat(os.path.join(folder, name), follow_symlinks=False)
+            found[os.path.join(folder, name)] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    def __init__(self, config: Path, *args: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [HORIZON, "serve", "--config", str(config), "--listen",
+             f"127.0.0.1:{self.port}", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        wait_for(self._answers, "the server to answer")
+
+    def _answers(self) -> bool:
+        assert self.process.poll() is None, self.process.communicate()[1]
+        with contextlib.suppress(httpx.TransportError):
+            return httpx.get(self.base + "/", timeout=2).status_code == 200
+        return False
+
+    def get(self, path: str, **options: object) -> httpx.Response:
+        return httpx.get(self.base + path, timeout=10, **options)  # type: ignore[arg-type]
+
+    def stop(self) -> tuple[int, str]:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        _, err = self.process.communicate(timeout=30)
+        return self.process.returncode, err
+
+
+@pytest.fixture
+def hive_config(tmp_path: Path) -> tuple[Path, Path]:
+    lines = [entry(f"question {i}", f"answer {i} " + "a" * 200) for i in range(30)]
+    lines += [entry(text, text, tool=text, **{"from": text}) for text in HOSTILE]
+    hive = make_hive(tmp_path, lines)
+    config = write_config(tmp_path, hive, horizon={"budget_net": 2000})
+    assert horizon(config, "rebuild", hive).returncode == 0
+    return hive, config
+
+
+@pytest.fixture
+def server(hive_config: tuple[Path, Path]) -> Iterator[Server]:
+    running = Server(hive_config[1])
+    yield running
+    running.stop()
+
+
+def test_every_page_answers_with_the_security_headers(server: Server) -> None:
+    for path in ("/", "/hive/0", f"/hive/0/bee/{BEE}", f"/hive/0/bee/{BEE}/live",
+                 f"/hive/0/bee/{BEE}/entry/3", "/static/horizon.js", "/static/horizon.css",
+                 "/nowhere", "/hive/7", f"/hive/0/bee/{BEE}/entry/999"):
+        response = server.get(path)
+        csp = response.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp, path
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["x-frame-options"] == "DENY"
+    assert server.get("/nowhere").status_code == 404
+    assert "no hive number 7" in server.get("/hive/7").text
+    missing = server.get(f"/hive/0/bee/{BEE}/entry/999")
+    assert missing.status_code == 404 and "999" in missing.text
+    assert server.get("/hive/0/bee/nobody").status_code == 404
+
+
+def test_hostile_text_reaches_the_page_only_escaped(server: Server) -> None:
+    pages = [server.get(f"/hive/0/bee/{BEE}").text]
+    pages += [server.get(f"/hive/0/bee/{BEE}/entry/{seq}").text for seq in (31, 32, 33)]
+    for page in pages:
+        assert "<script>window" not in page
+        assert "<img src=x" not in page and "onerror=alert(2)>" not in page
+        assert page.count("<script") == 1  # the page's own file, nothing else
+    entry_page = pages[1]
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in entry_page
+
+
+def test_other_hosts_origins_and_big_bodies_are_refused(server: Server) -> None:
+    assert server.get("/", headers={"Host": "rebound.example"}).status_code == 400
+    assert server.get("/", headers={"Host": f"localhost:{server.port}"}).status_code == 200
+    preview = f"{server.base}/hive/0/bee/{BEE}/preview"
+    foreign = httpx.post(preview, data={"budget_net": "3000"},
+                         headers={"Origin": "http://elsewhere.example"}, timeout=10)
+    assert foreign.status_code == 403
+    big = httpx.post(preview, content=b"budget_net=" + b"9" * 100_000,
+                     headers={"Origin": server.base,
+                              "Content-Type": "application/x-www-form-urlencoded"},
+                     timeout=10)
+    assert big.status_code == 413
+    bad = httpx.post(preview, data={"budget_net": "-5"}, headers={"Origin": server.base},
+                     timeout=10)
+    assert bad.status_code == 400 and "horizon.budget_net" in bad.json()["error"]
+    redirect = server.get(f"/hive/0/bee/{BEE}/entry?seq=%233")
+    assert redirect.status_code == 303
+    assert redirect.headers["location"] == f"/hive/0/bee/{BEE}/entry/3"
+    assert server.get(f"/hive/0/bee/{BEE}/entry?seq=x").status_code == 400
+    assert server.get(f"/hive/0/bee/{BEE}/entry/3?offset=-1").status_code == 404
+
+
+def test_a_preview_runs_to_its_view_through_http(server: Server) -> None:
+    origin = {"Origin": server.base}
+    asked = httpx.post(f"{server.base}/hive/0/bee/{BEE}/preview", headers=origin,
+                       data={"budget_net": "1500", "langue": "en"}, timeout=10)
+    assert asked.status_code == 202
+    job = asked.json()["id"]
+
+    def done() -> dict[str, object] | None:
+        report = server.get(f"/preview/{job}").json()
+        return report if report["state"] == "done" else None
+
+    report = wait_for(done, "the preview to finish")
+    assert report["done"] == report["total"] == 33
+    assert 'data-zone="net"' in str(report["html"]) and 'data-budget="1500"' in str(
+        report["html"])
+    assert "&lt;script&gt;" in str(report["html"]) and "<script>" not in str(report["html"])
+    assert server.get("/preview/nope").status_code == 404
+
+
+def test_the_live_stream_says_when_handoff_md_is_replaced(
+        server: Server, hive_config: tuple[Path, Path]) -> None:
+    hive, config = hive_config
+    with httpx.stream("GET", f"{server.base}/hive/0/bee/{BEE}/events", timeout=30) as events:
+        assert events.headers["content-type"].startswith("text/event-stream")
+        lines = events.iter_lines()
+        assert next(lines).startswith("retry:")
+        append(hive, entry("one more", "and its answer"))
+        assert horizon(config, "rebuild", hive).returncode == 0
+        seen = []
+        for line in lines:
+            seen.append(line)
+            if line == "event: changed":
+                break
+        assert "event: changed" in seen
+    live = server.get(f"/hive/0/bee/{BEE}/live").text
+    assert 'data-up-to="34"' in live
+
+
+def test_serving_nothing_or_off_the_loopback_is_refused(tmp_path: Path,
+                                                        hive_config: tuple[Path, Path]) -> None:
+    _, config = hive_config
+    remote = horizon(config, "serve", "--listen", "0.0.0.0:8765")
+    assert remote.returncode == 1 and "--allow-remote" in remote.stderr
+    bad = horizon(config, "serve", "--listen", "nowhere")
+    assert bad.returncode == 1 and "host:port" in bad.stderr
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"hives": []}), encoding="utf-8")
+    nothing = horizon(empty, "serve")
+    assert nothing.returncode == 1 and "no hive to serve" in nothing.stderr
+    for result in (remote, bad, nothing):
+        assert "Traceback" not in result.stderr
+
+
+def test_a_taken_port_is_said_and_sigterm_stops_cleanly(
+        server: Server, hive_config: tuple[Path, Path]) -> None:
+    taken = horizon(hive_config[1], "serve", "--listen", f"127.0.0.1:{server.port}")
+    assert taken.returncode == 1 and "Traceback" not in taken.stderr
+    assert "cannot listen" in taken.stderr
+    code, err = server.stop()
+    assert code == 0, err
+
+
+def test_a_broken_settings_file_is_named_and_the_page_still_serves(
+        tmp_path: Path, hive_config: tuple[Path, Path]) -> None:
+    hive, config = hive_config
+    (hive / "bees").mkdir(exist_ok=True)
+    (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nbudget_net = 'lots'\n",
+                                               encoding="utf-8")
+    before = tree(hive)
+    running = Server(config)
+    try:
+        page = running.get(f"/hive/0/bee/{BEE}")
+        assert page.status_code == 200
+        assert "budget_net" in page.text and "question 29" in page.text
+        assert 'class="bee degraded"' in running.get("/hive/0").text
+        origin = {"Origin": running.base}
+        asked = httpx.post(f"{running.base}/hive/0/bee/{BEE}/preview", headers=origin,
+                           data={"budget_net": "1500"}, timeout=10).json()
+        wait_for(lambda: running.get(f"/preview/{asked['id']}").json()["state"] == "done",
+                 "the preview to finish")
+    finally:
+        running.stop()
+    assert tree(hive) == before  # pages, the stream and a preview wrote nothing
