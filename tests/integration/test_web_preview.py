@@ -206,3 +206,17 @@ def test_a_bee_with_no_derived_view_is_computed_in_memory_and_said(tmp_path: Pat
     assert tree(hive) == before
     effective = effective_settings(config, site.source, hive, BEE)
     assert view.effective == effective
+
+
+def test_new_settings_not_applied_yet_show_the_file_and_say_so(
+        worker_site: tuple[PreviewWorker, pages.Site, Path]) -> None:
+    _, site, hive = worker_site
+    served = pages.bee_page(site, 0, BEE)
+    (hive / "bees").mkdir(exist_ok=True)
+    (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nbudget_net = 1000\n",
+                                               encoding="utf-8")
+    view = pages.bee_page(site, 0, BEE)
+    assert view.text == served.text == read_handoff(hive, BEE)
+    assert [bar.budget for bar in view.bars] == [bar.budget for bar in served.bars]
+    assert any("settings changed" in warning for warning in view.warnings)
+    assert view.effective is not None and view.effective.horizon.budget_net == 1000

@@ -13,16 +13,17 @@ from horizon.cli.common import derived_settings
 from horizon.cli.exits import UserError
 from horizon.cli.status import hive_report
 from horizon.core.recall import Shown
-from horizon.core.render import View
+from horizon.core.render import View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.engine.bee_engine import BeeEngine
 from horizon.engine.recall import Showing
 from horizon.engine.recall import show as show_entries
+from horizon.engine.stepping import settings_key
 from horizon.hive.discovery import discover, file_signature, require_bee
-from horizon.hive.heartbeat import read_heartbeat
+from horizon.hive.flags import read_flags
 from horizon.hive.layout import handoff_path
 from horizon.hive.lock import holder
-from horizon.hive.store import read_handoff
+from horizon.hive.store import load_state, read_handoff
 from horizon.summarize.cache import hive_cache
 
 ZONE_LABELS = {"recit": "récit", "condense": "condensé", "net": "net"}
@@ -105,8 +106,6 @@ def hive_page(site: Site, index: int) -> dict[str, Any]:
     report = hive_report(hive, site.config, site.source, time.time(), site.broken_config)
     for bee in report["bees"]:
         bee["bars"] = bars(bee.get("zones"), bee.get("chars"), bee.get("cap"))
-    beat = read_heartbeat(hive)
-    report["beat"] = beat
     return report
 
 
@@ -146,22 +145,33 @@ def view_bars(view: View, effective: Effective) -> list[Bar]:
 
 
 def bee_page(site: Site, index: int, bee_name: str) -> BeePage:
+    """The view as the daemon derived it, rendered from its state with the settings that
+    made it (handoff.md's text); computed in memory only when nothing is derived yet."""
     hive = site.hive(index)
     bee = require_bee(hive, bee_name)
     effective, broken = bee_settings(site, hive, bee)
     warnings = [broken] if broken is not None else []
-    engine = BeeEngine(hive, bee, site.config, effective,
-                       cache=hive_cache(hive, create=False), writes=False)
-    now = time.time()
-    view = engine.current_view(now, now, fresh=False)
+    state = load_state(hive, bee)
+    if state is not None:
+        made_with = state.settings or effective
+        view = render(state.zones, bee, made_with.horizon, made_with.mission)
+        if state.settings_key != settings_key(effective, read_flags(hive, bee)):
+            warnings.append("the settings changed since this view was made: the daemon "
+                            "rebuilds it with them at its next pass")
+    else:
+        made_with = effective
+        engine = BeeEngine(hive, bee, site.config, effective,
+                           cache=hive_cache(hive, create=False), writes=False)
+        now = time.time()
+        view = engine.current_view(now, now, fresh=False)
+        warnings.append("nothing derived yet: this view is computed in memory from the "
+                        "journal")
     on_disk = read_handoff(hive, bee)
-    if on_disk is None:
-        warnings.append("no handoff.md yet: this view is computed in memory from the journal")
-    elif on_disk != view.text:
-        warnings.append("handoff.md differs from the view of the current settings: the "
-                        "daemon has not applied them yet (the text below is the file's)")
+    if state is not None and on_disk is not None and on_disk != view.text:
+        warnings.append("handoff.md differs from the derived state (a write in progress?): "
+                        "the text below is the file's")
     return BeePage(index, hive, bee, on_disk if on_disk is not None else view.text,
-                   view.summary, view_bars(view, effective), on_disk is not None, warnings,
+                   view.summary, view_bars(view, made_with), on_disk is not None, warnings,
                    effective)
 
 
