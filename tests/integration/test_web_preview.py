@@ -24,7 +24,7 @@ from horizon.cli.web.preview import (
 from horizon.core.settings import SettingsError
 from horizon.hive.settings_files import config_source, effective_settings, load_global
 from horizon.hive.store import read_handoff
-from tests.e2e.daemon_harness import entry, make_hive, write_config
+from tests.e2e.daemon_harness import append, entry, make_hive, write_config
 
 BEE = "b"
 START = 1_780_000_000.0
@@ -220,3 +220,19 @@ def test_new_settings_not_applied_yet_show_the_file_and_say_so(
     assert [bar.budget for bar in view.bars] == [bar.budget for bar in served.bars]
     assert any("settings changed" in warning for warning in view.warnings)
     assert view.effective is not None and view.effective.horizon.budget_net == 1000
+
+
+def test_with_nothing_derived_a_preview_is_not_cached(tmp_path: Path) -> None:
+    hive = make_hive(tmp_path, lines(5))
+    config_file = write_config(tmp_path, hive)
+    config = load_global(config_file)
+    worker = PreviewWorker(config)
+    try:
+        effective = effective_settings(config, config_source(config_file), hive, BEE)
+        first = finished(worker, worker.submit(hive, BEE, effective))
+        append(hive, entry("one more", "answer", ts=START + 99))
+        second = finished(worker, worker.submit(hive, BEE, effective))
+        assert not second.cached and first.view is not None and second.view is not None
+        assert second.view.summary["up_to"] == 6 and first.view.summary["up_to"] == 5
+    finally:
+        worker.stop()

@@ -80,7 +80,7 @@ class Job:
     hive: Path
     bee: str
     effective: Effective
-    key: tuple[str, str, str, int]
+    key: tuple[str, str, str, int] | None  # None: not cached
     target: int  # the seq the derived view was up to when it was asked (progress's end)
     state: State = "queued"
     done: int = 0  # seqs replayed so far
@@ -112,15 +112,17 @@ class PreviewWorker:
     def submit(self, hive: Path, bee: str, effective: Effective) -> Job:
         state = load_state(hive, bee)
         up_to = state.zones.up_to if state is not None else 0
-        key = (str(hive), bee, settings_key(effective, read_flags(hive, bee)), up_to)
+        # With nothing derived, up_to does not move as the journal grows: no caching then.
+        key = (None if state is None else
+               (str(hive), bee, settings_key(effective, read_flags(hive, bee)), up_to))
         job = Job(f"p{next(self.numbers)}", hive, bee, effective, key, up_to)
         with self.lock:
-            cached = self.views.get(key)
-            if cached is not None:
+            cached = self.views.get(key) if key is not None else None
+            if key is not None and cached is not None:
                 self.views.move_to_end(key)
                 job.view, job.state, job.cached, job.done = cached, "done", True, up_to
                 job.finished_at = time.monotonic()
-            elif sum(1 for job in self.jobs.values() if job.state == "queued") >= QUEUED_MAX:
+            elif sum(1 for other in self.jobs.values() if other.state == "queued") >= QUEUED_MAX:
                 raise PreviewError(f"{QUEUED_MAX} previews are already waiting: cancel one "
                                    "or wait")
             self.jobs[job.id] = job
@@ -164,13 +166,14 @@ class PreviewWorker:
             except Exception as error:  # a page shows it; the worker lives on
                 job.error = str(error) or type(error).__name__
             with self.lock:
-                if job.view is not None:
-                    job.state = "done"
-                    self.views[job.key] = job.view
-                    while len(self.views) > CACHED_VIEWS:
-                        self.views.popitem(last=False)
-                else:
+                if job.view is None:
                     job.state = "cancelled" if job.error is None else "failed"
+                else:
+                    job.state = "done"
+                    if job.key is not None:
+                        self.views[job.key] = job.view
+                        while len(self.views) > CACHED_VIEWS:
+                            self.views.popitem(last=False)
                 job.finished_at = time.monotonic()
 
     def _replay(self, job: Job) -> View | None:
