@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from horizon.core.settings import GlobalConfig, ProviderConfig
 from horizon.core.summarizer import ModelResult
+from horizon.hive.heartbeat import read_heartbeat
 from horizon.service import hive_service
 from horizon.service.daemon import Daemon
 from horizon.service.hive_service import HiveService
@@ -110,5 +112,32 @@ def test_appends_to_a_name_the_daemon_does_not_serve_cost_no_rescan(
         (hive / "window" / "new-messages.jsonl").write_text("")
         daemon._on_event(hive / "window" / "new-messages.jsonl")
         assert scans == [hive] and "new" in service.bees
+    finally:
+        service.close()
+
+
+def test_the_heartbeat_counts_each_bee_s_passes_and_stamps_the_last(tmp_path: Path) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    journal = hive / "window" / f"{BEE}-messages.jsonl"
+    line = b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "a"}\n'
+    journal.write_bytes(line)
+    (hive / "window" / "noe-messages.jsonl").write_bytes(b"")
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    try:
+        service.refresh_bees()
+        before = time.time()
+        service.process(BEE)
+        with journal.open("ab") as out:
+            out.write(line)
+        service.process(BEE)
+        service.process(BEE)  # nothing new: no pass to count
+        service.heartbeat()
+        beat = read_heartbeat(hive)
+        assert beat is not None
+        mia = beat.bees[BEE]
+        assert mia.passes == 2
+        assert mia.last_pass is not None and before <= mia.last_pass <= time.time()
+        assert (beat.bees["noe"].passes, beat.bees["noe"].last_pass) == (0, None)
     finally:
         service.close()

@@ -46,17 +46,20 @@ def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:
         return load_global(path), config_source(path)
 
 
-def load_config_for_view(args: argparse.Namespace) -> tuple[GlobalConfig, str, str | None]:
+def load_config_for_view(args: argparse.Namespace, *, quiet: bool = False
+                         ) -> tuple[GlobalConfig, str, str | None]:
     """The global settings for a command that reads what the daemon derived: a broken
-    config.json is named on stderr and the built-in defaults stand in (with its error,
-    so the bees' settings come from their derived states)."""
+    config.json is named on stderr (unless `quiet`: the caller shows it) and the built-in
+    defaults stand in (with its error, so the bees' settings come from their derived
+    states)."""
     path = config_path(args.config)
     try:
         config, source = load_config(args)
     except UserError as error:
         if path is None or not path.exists():
             raise
-        warn(f"{error}; going on without it (the daemon keeps its last good settings)")
+        if not quiet:
+            warn(f"{error}; going on without it (the daemon keeps its last good settings)")
         # Built-in defaults, their relative paths (the log folder) beside config.json.
         return anchored(GlobalConfig(), path.parent), config_source(path), str(error)
     return config, source, None

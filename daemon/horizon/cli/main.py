@@ -170,6 +170,26 @@ def _view_commands(commands: _Commands) -> None:
                         help="the hive to report on (default: every hive of config.json)")
     status.add_argument("--json", action="store_true", help="the report as JSON")
 
+    top = commands.add(
+        "top", "a live terminal view of every bee, degraded ones first",
+        """Redraws each second, from the heartbeats and derived files (and the daemon's
+        /metrics when config.json sets "metrics"): per hive, the daemon and its last beat;
+        per bee, each zone against its budget, lag, last pass, summarizer level, rejected
+        lines and passes per second. Keys: s cycles the sort, / filters by name (Enter
+        applies, Esc clears), d shows degraded bees only, q or Ctrl-C quits. Without
+        HIVE, every hive of config.json. When stdout is not a terminal, one frame is
+        printed, as with --once.""",
+        ["horizon top", "horizon top /srv/hive --config /etc/horizon/config.json",
+         "horizon top /srv/hive --once"],
+        {0: "quit with q, Ctrl-C or SIGTERM, or the one frame of --once was printed",
+         1: "a problem, reported on stderr: a missing hive, no hive given or configured, "
+            "config.json missing"})
+    top.add_argument("hives", metavar="HIVE", nargs="*",
+                     help="hives to show (default: every hive of config.json)")
+    top.add_argument("--once", action="store_true",
+                     help="print one frame and exit (what top does when stdout is not a "
+                          "terminal)")
+
     config = commands.add(
         "config", "a bee's effective settings, each with the file it came from",
         """The cascade, key by key: built-in defaults, config.json's "horizon" object,
@@ -421,6 +441,7 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "serve": _serve,
         "rebuild": operate.rebuild,
         "status": status.command,
+        "top": _top,
         "phare": operate.phare,
         "config": operate.config,
         "adopt": operate.adopt,
@@ -430,6 +451,12 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "demo": operate.demo,
         "example": examples.command,
     }
+
+
+def _top(args: argparse.Namespace) -> int:
+    from horizon.cli import top  # rich's live screen and httpx: only when asked for
+
+    return top.command(args)
 
 
 def _mcp(args: argparse.Namespace) -> int:

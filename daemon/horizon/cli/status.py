@@ -8,8 +8,9 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,13 @@ def pending_lines(hive: Path, paths: list[Path], state: BeeState | None, limit: 
 
 def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
                beat: Heartbeat | None, broken_config: str | None = None) -> dict[str, Any]:
+    return with_beat(bee_files_report(hive, bee, config, source, broken_config), beat)
+
+
+def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
+                     broken_config: str | None = None) -> dict[str, Any]:
+    """A bee's report from its files alone; `with_beat` adds what the heartbeat says.
+    `lag_s` and `write_failed` hold their places, unknown until then."""
     window = window_dir(hive)
     report: dict[str, Any] = {"bee": bee}
     try:
@@ -138,12 +146,7 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
             effective = state.settings  # what the daemon serves meanwhile: its last good
             report["settings_in_use"] = "last good"
             report["settings"] = msgspec.to_builtins(effective.horizon)
-    daemon_view = beat.bees.get(bee) if beat else None
-    report.update(lag_bytes=lag_bytes, lag_lines=lag_lines,
-                  lag_s=daemon_view.lag_s if daemon_view else None)
-    report["write_failed"] = bool(daemon_view and daemon_view.write_failed)
-    if daemon_view and daemon_view.error:
-        report.update(error=daemon_view.error, degraded=True)  # a refused bee or state
+    report.update(lag_bytes=lag_bytes, lag_lines=lag_lines, lag_s=None, write_failed=False)
     if effective is not None:
         report["summarizer"] = summarizer_report(config, effective, broken_config is None)
     if state is None:
@@ -162,6 +165,25 @@ def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     if effective is not None:
         report.update(zone_report(bee, zones, effective))
     return report
+
+
+def with_beat(report: dict[str, Any], beat: Heartbeat | None) -> dict[str, Any]:
+    """A new report: `report` (from `bee_files_report`, left as it is) with the bee's lag in
+    seconds, failed write and refusal as the daemon's heartbeat says them, each in its
+    place."""
+    if "lag_bytes" not in report:
+        return report  # its files could not be read: the heartbeat adds nothing
+    daemon_view = beat.bees.get(report["bee"]) if beat else None
+    merged: dict[str, Any] = {}
+    for key, value in report.items():
+        merged[key] = value
+        if key == "lag_s":
+            merged[key] = daemon_view.lag_s if daemon_view else None
+        elif key == "write_failed":
+            merged[key] = bool(daemon_view and daemon_view.write_failed)
+            if daemon_view and daemon_view.error:  # a refused bee or state
+                merged.update(error=daemon_view.error, degraded=True)
+    return merged
 
 
 def summarizer_report(config: GlobalConfig, effective: Effective,
@@ -190,9 +212,12 @@ def zone_report(bee: str, zones: Zones, effective: Effective) -> dict[str, Any]:
 
 
 def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
-                broken_config: str | None = None) -> dict[str, Any]:
+                broken_config: str | None = None,
+                files_report: Callable[[Path, str], dict[str, Any]] | None = None
+                ) -> dict[str, Any]:
     """One hive's report, with its `exit`: 1 missing or served by no daemon, 3 degraded,
-    0 healthy."""
+    0 healthy. `files_report(hive, bee)` stands in for `bee_files_report` (`top` passes
+    one that remembers unchanged bees)."""
     report: dict[str, Any] = {"hive": str(hive)}
     if not hive.is_dir():
         report.update(error="hive not found", exit=EXIT_PROBLEM, bees=[])
@@ -221,8 +246,10 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
             degraded = True
     bees, problems = discover(hive)
     unrecorded = unrecorded_segments(hive, bees)
-    bee_reports = [bee_report(hive, bee, config, source, beat if pid else None, broken_config)
-                   for bee in bees]
+    if files_report is None:
+        files_report = partial(bee_files_report, config=config, source=source,
+                               broken_config=broken_config)
+    bee_reports = [with_beat(files_report(hive, bee), beat if pid else None) for bee in bees]
     # A refused bee, twin or segment degrades the hive: something is there and not served.
     degraded = (degraded or bool(problems) or bool(unrecorded) or broken_config is not None
                 or any(b.get("write_failed") or b.get("degraded") for b in bee_reports))
@@ -297,7 +324,7 @@ def _print(reports: list[dict[str, Any]]) -> None:
             table.add_row(bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")),
                           _rejected(bee), str(bee.get("segments", "-")), _lag(bee),
                           _zone(bee, "net"), _zone(bee, "condense"), _zone(bee, "recit"),
-                          _levels(bee), "; ".join(_notes(bee)))
+                          _levels(bee), "; ".join(bee_notes(bee)))
         console.print(table)
 
 
@@ -328,7 +355,8 @@ def _lag(bee: dict[str, Any]) -> str:
     return text
 
 
-def _notes(bee: dict[str, Any]) -> list[str]:
+def bee_notes(bee: dict[str, Any]) -> list[str]:
+    """What a bee's row says beside its numbers: what went wrong, what to look at."""
     notes = []
     if bee.get("write_failed"):
         notes.append("write failed")

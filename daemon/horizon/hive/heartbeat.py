@@ -1,4 +1,4 @@
-"""`horizon/daemon.json`: the daemon's heartbeat, read by `horizon status`."""
+"""`horizon/daemon.json`: the daemon's heartbeat, read by `horizon status` and `horizon top`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ class BeeHealth(msgspec.Struct, kw_only=True):
     pending_bytes: int = 0
     write_failed: bool = False
     error: str | None = None
+    # Defaulted so a heartbeat written before they existed still decodes.
+    passes: int = 0  # passes that read or changed the view since the daemon started
+    last_pass: float | None = None  # epoch seconds
 
 
 class Heartbeat(msgspec.Struct, kw_only=True):

@@ -318,6 +318,9 @@ class HiveService:
                     runtime.seen_live = live_before
             if outcome is not None:
                 self._report(runtime, given, outcome)
+                if outcome.committed:
+                    runtime.passes += 1
+                    runtime.last_pass = time.time()
                 if self.metrics is not None and outcome.committed:
                     settings = runtime.effective.horizon if runtime.effective else DEFAULTS
                     self.metrics.record_pass(str(self.hive), runtime.name, settings, outcome,
@@ -438,6 +441,7 @@ class HiveService:
             bees[name] = BeeHealth(
                 lag_s=lag, write_failed=runtime.write_failed,
                 error=runtime.settings_error or runtime.state_error,
+                passes=runtime.passes, last_pass=runtime.last_pass,
             )
             if self.metrics is not None:
                 self.metrics.lag_of(str(self.hive), name, lag)

@@ -36,6 +36,9 @@ class BeeRuntime:
     # The live journal as the last pass found it when it started: the poll looks again
     # only when it changed (an unterminated tail, a refused file are not re-read).
     seen_live: tuple[int, int, int] | None = None
+    # Counted as horizon_passes_total counts them, for the heartbeat (`horizon top`).
+    passes: int = 0
+    last_pass: float | None = None
 
     @property
     def effective(self) -> Effective | None:

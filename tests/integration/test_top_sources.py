@@ -1,0 +1,103 @@
+"""Where `horizon top` reads its numbers: `status`'s reports, remembered while a bee's
+files stay the same, and the daemon's real `/metrics` listener on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from horizon.cli.status import bee_report
+from horizon.cli.top_data import Reports
+from horizon.cli.top_metrics import Metrics as Scraper
+from horizon.core.settings import GlobalConfig
+from horizon.service.hive_service import HiveService
+from horizon.service.metrics import Listener, Metrics
+
+BEE = "mia"
+LINE = b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "a"}\n'
+
+
+def served_hive(tmp_path: Path) -> tuple[Path, HiveService]:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(LINE)
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    service.refresh_bees()
+    service.process(BEE)
+    return hive, service
+
+
+def test_an_unchanged_bee_s_report_is_remembered_and_a_change_makes_it_again(
+        tmp_path: Path) -> None:
+    hive, service = served_hive(tmp_path)
+    try:
+        reports = Reports(GlobalConfig(), "config.json", None)
+        first = reports(hive, BEE)
+        assert first == bee_report(hive, BEE, GlobalConfig(), "config.json", None)
+        assert reports(hive, BEE) is first, "nothing changed: nothing made again"
+
+        with (hive / "window" / f"{BEE}-messages.jsonl").open("ab") as out:
+            out.write(LINE)
+        behind = reports(hive, BEE)
+        assert behind is not first and behind["lag_lines"] == 1
+
+        service.process(BEE)  # state.json rewritten
+        caught_up = reports(hive, BEE)
+        assert (caught_up["entries"], caught_up["lag_lines"]) == (2, 0)
+
+        (hive / "bees").mkdir()
+        (hive / "bees" / f"{BEE}.toml").write_text("[horizon\n")
+        broken = reports(hive, BEE)
+        assert "settings_error" in broken and broken["settings_in_use"] == "last good"
+        assert reports.state_mtime(hive, BEE) == (
+            hive / "horizon" / BEE / "state.json").stat().st_mtime_ns / 1e9
+    finally:
+        service.close()
+
+
+def test_bees_no_longer_asked_about_are_forgotten(tmp_path: Path) -> None:
+    hive, service = served_hive(tmp_path)
+    try:
+        reports = Reports(GlobalConfig(), "config.json", None)
+        reports(hive, BEE)
+        reports.forget_unasked()
+        assert reports.known
+        reports.forget_unasked()
+        assert not reports.known
+    finally:
+        service.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_passes_per_second_and_lags_come_from_the_daemon_s_listener() -> None:
+    metrics = Metrics()
+    listener = Listener(metrics)
+    port = free_port()
+    listener.serve(("127.0.0.1", port))
+    scraper = Scraper(f"http://127.0.0.1:{port}/metrics")
+    try:
+        metrics.passes.inc(10)
+        metrics.lag_of("/srv/hive", BEE, 1.5)
+        scraper.scrape(100.0)
+        assert scraper.last is not None and scraper.passes_per_s() is None, "one scrape"
+        metrics.passes.inc(6)
+        scraper.scrape(102.0)
+        assert scraper.passes_per_s() == 3.0
+        assert scraper.last is not None and scraper.last.lag_s == {("/srv/hive", BEE): 1.5}
+    finally:
+        listener.stop()
+        scraper.close()
+
+
+def test_a_listener_that_went_away_is_unreachable_and_forgets_its_rate() -> None:
+    scraper = Scraper(f"http://127.0.0.1:{free_port()}/metrics")
+    try:
+        scraper.scrape(1.0)
+        assert scraper.last is None and scraper.passes_per_s() is None
+    finally:
+        scraper.close()
