@@ -49,6 +49,7 @@ class Terminal:
 
     def __init__(self) -> None:
         self.socket = f"horizon-top-{uuid.uuid4().hex[:12]}"
+        self.socket_path: Path | None = None
 
     def tmux(self, *args: str) -> str:
         assert TMUX is not None
@@ -61,6 +62,7 @@ class Terminal:
     def start(self, command: str, width: int, height: int = 30) -> None:
         self.tmux("new-session", "-d", "-s", "top", "-x", str(width), "-y", str(height),
                   command)
+        self.socket_path = Path(self.tmux("display-message", "-p", "#{socket_path}").strip())
 
     def lines(self) -> list[str]:
         return self.tmux("capture-pane", "-p", "-J", "-t", "top").rstrip("\n").split("\n")
@@ -74,6 +76,8 @@ class Terminal:
     def close(self) -> None:
         subprocess.run([TMUX or "tmux", "-L", self.socket, "kill-server"],
                        capture_output=True, timeout=30, check=False)
+        if self.socket_path is not None:  # a killed server leaves its socket file behind
+            self.socket_path.unlink(missing_ok=True)
 
 
 @pytest.fixture
