@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,9 @@ class WebView:
         self.site = site
         self.env = templates()
         self.worker = PreviewWorker(site.config)
+        # Set when the server is told to stop: uvicorn waits for open responses, and an
+        # event stream would never end by itself (a cancelled one logs a traceback).
+        self.stopping = threading.Event()
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         body = self.env.get_template(name).render(site=self.site, **context)
@@ -162,7 +166,7 @@ class WebView:
             seen = pages.handoff_signature(self.site, index, name)
             quiet = 0.0
             yield "retry: 2000\n\n"
-            while not await request.is_disconnected():
+            while not self.stopping.is_set() and not await request.is_disconnected():
                 await anyio.sleep(WATCH_S)
                 now = pages.handoff_signature(self.site, index, name)
                 if now != seen:

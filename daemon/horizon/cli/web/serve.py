@@ -6,6 +6,8 @@ import argparse
 import signal
 import socket
 import sys
+import threading
+from types import FrameType
 
 import uvicorn
 
@@ -43,9 +45,9 @@ def command(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"horizon: serving {len(hives)} hive(s) read-only on http://{shown}:{port}/ "
           "(Ctrl-C stops)", file=sys.stderr, flush=True)
-    server = uvicorn.Server(uvicorn.Config(
+    server = Server(uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False,
-        timeout_graceful_shutdown=2, lifespan="on"))
+        timeout_graceful_shutdown=2, lifespan="on"), app.state.web.stopping)
     # uvicorn stops on SIGINT and SIGTERM, then raises the signal again under the handlers
     # it found: these make that second one a no-op, so a stop is an exit 0, not a death.
     for stop in (signal.SIGINT, signal.SIGTERM):
@@ -53,6 +55,18 @@ def command(args: argparse.Namespace) -> int:
     with listener:
         server.run(sockets=[listener])
     return EXIT_OK
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server that also tells the view's event streams to end when it stops."""
+
+    def __init__(self, config: uvicorn.Config, stopping: threading.Event) -> None:
+        super().__init__(config)
+        self.stopping = stopping
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.stopping.set()
+        super().handle_exit(sig, frame)
 
 
 def bound(host: str, port: int, listen: str) -> socket.socket:

@@ -99,12 +99,17 @@ function startPreview() {
   });
 
   cancel.addEventListener("click", async () => {
-    if (job === null) {
+    const id = job;
+    if (id === null) {
       return;
     }
-    const response = await fetch("/preview/" + encodeURIComponent(job) + "/cancel",
+    const response = await fetch("/preview/" + encodeURIComponent(id) + "/cancel",
       { method: "POST" });
-    show(await response.json());
+    const report = await response.json();
+    // The poll may have seen the job end meanwhile: this older report must not undo that.
+    if (job === id) {
+      show(report);
+    }
   });
 }
 
