@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck unit bench eval clean
+.PHONY: run test lint typecheck unit bench eval browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,19 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-test: lint typecheck
+test: lint typecheck browser
 	$(BIN)/pytest -n 2
+
+# The web view's browser tests drive Debian's chromium through its chromedriver, both by
+# path and never downloaded: apt installs them (with sudo unless root) when one is missing,
+# and nothing is done, no root needed, when both are there.
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+		SUDO=""; if [ "$$(id -u)" -ne 0 ]; then SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	fi
 
 # The pure core alone: seconds, no daemon, no subprocess.
 unit: $(DEV_STAMP)
