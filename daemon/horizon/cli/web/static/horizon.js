@@ -94,7 +94,8 @@ function startPreview() {
     }
     job = report.id;
     cancel.disabled = false;
-    show(report);
+    // The poll shows the state with the result: a cached preview is "done" at once, and
+    // saying so before its view arrives would show an empty result as finished.
     poll(report.id);
   });
 
