@@ -360,8 +360,12 @@ def test_an_inherited_journal_stream_adds_no_prefix(tmp_path: Path, start: Start
 def _check_priorities(daemon: Daemon, hive: Path) -> None:
     daemon.wait_event("entry.rejected")
     wait_for_up_to(hive, 2)
+    # The loop logs handoff.written once the writer thread reports the file on disk: a
+    # moment after the file can be seen.
+    wait_for(lambda: any(line.startswith("<6>{") and '"handoff.written"' in line
+                         for line in daemon.read_output().splitlines()),
+             "handoff.written on stdout")
     lines = [line for line in daemon.read_output().splitlines() if line]
-    assert any(line.startswith("<6>{") and '"handoff.written"' in line for line in lines)
     assert any(line.startswith("<4>{") and '"entry.rejected"' in line for line in lines)
     assert all(line[:3] in ("<3>", "<4>", "<6>", "<7>") for line in lines), lines[:5]
 
