@@ -17,9 +17,11 @@ from typing import Any
 import msgspec
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import EXIT_DEGRADED, EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.cli.safe_text import printable
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
@@ -287,16 +289,26 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
     for report in reports:  # what pages an operator, said where scripts look for it
         if report["exit"] == EXIT_PROBLEM:
             problem = report.get("error") or "no daemon serves it"
-            print(f"horizon: {report['hive']}: {problem}", file=sys.stderr)
+            print(printable(f"horizon: {report['hive']}: {problem}"), file=sys.stderr)
     return worst([report["exit"] for report in reports])
 
 
 def _print(reports: list[dict[str, Any]]) -> None:
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+    # Paths, settings errors and notes quote the hive's files: no markup is read in them
+    # (a '[/]' raised MarkupError, a traceback) and their control characters are escaped.
+    console = Console(highlight=False, markup=False, emoji=False,
+                      width=None if sys.stdout.isatty() else 200)
+
+    def say(text: str) -> None:
+        console.print(printable(text))
+
+    def titled(hive: str, rest: str) -> None:
+        console.print(Text.assemble((printable(hive), "bold"), printable(f": {rest}")))
+
     for report in reports:
         daemon = report.get("daemon", {})
         if report.get("error"):
-            console.print(f"[bold]{report['hive']}[/bold]: {report['error']}")
+            titled(report["hive"], report["error"])
             continue
         if daemon.get("running"):
             state = "stale heartbeat" if daemon.get("stale") else "alive"
@@ -305,26 +317,26 @@ def _print(reports: list[dict[str, Any]]) -> None:
                 line += f", last beat {daemon['beat_age_s']} s ago"
         else:
             line = "no daemon serves it"
-        console.print(f"[bold]{report['hive']}[/bold]: {line}")
+        titled(report["hive"], line)
         if daemon.get("write_failed"):
-            console.print(f"  write failed: {daemon['write_failed']}")
+            say(f"  write failed: {daemon['write_failed']}")
         for problem in report.get("problems", []):
-            console.print(f"  problem: {problem}")
+            say(f"  problem: {problem}")
         for segment in report.get("unrecorded", []):
-            console.print(f"  unrecorded segment (never read; horizon adopt takes it in): "
-                          f"{segment}")
+            say(f"  unrecorded segment (never read; horizon adopt takes it in): {segment}")
         for message in sorted({bee["settings_error"] for bee in report["bees"]
                                if bee.get("settings_error")}):
-            console.print(f"  settings rejected: {message}; the last good settings serve")
+            say(f"  settings rejected: {message}; the last good settings serve")
         table = Table(show_edge=False, pad_edge=False)
         for column in ("bee", "mode", "entries", "rejected", "segments", "lag", "net",
                        "condensé", "récit", "summarizer", "notes"):
             table.add_column(column)
         for bee in report["bees"]:
-            table.add_row(bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")),
-                          _rejected(bee), str(bee.get("segments", "-")), _lag(bee),
-                          _zone(bee, "net"), _zone(bee, "condense"), _zone(bee, "recit"),
-                          _levels(bee), "; ".join(bee_notes(bee)))
+            cells = (bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")),
+                     _rejected(bee), str(bee.get("segments", "-")), _lag(bee),
+                     _zone(bee, "net"), _zone(bee, "condense"), _zone(bee, "recit"),
+                     _levels(bee), "; ".join(bee_notes(bee)))
+            table.add_row(*[printable(cell) for cell in cells])
         console.print(table)
 
 

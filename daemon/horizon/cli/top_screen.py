@@ -92,7 +92,9 @@ def table(rows: Sequence[BeeRow], fitted: Fitted) -> Table:
         cells = [clip(column.cell(row, form), size) for column, form, size in fitted.columns]
         if fitted.notes_width:
             cells.append(clip(row.notes, fitted.notes_width))
-        grid.add_row(*cells, style="red" if row.degraded else None)
+        # As Text: a str cell is read as rich markup, and a note quoting a path with
+        # '[/]' in it raised MarkupError (a traceback instead of the screen).
+        grid.add_row(*[Text(cell) for cell in cells], style="red" if row.degraded else None)
     return grid
 
 

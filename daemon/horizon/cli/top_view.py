@@ -9,6 +9,8 @@ from typing import Literal
 
 from rich.cells import cell_len
 
+from horizon.cli.safe_text import printable
+
 SORTS = ("name", "lag", "fill", "rejected")
 GAP = 1  # cells between two columns
 NOTES_MIN = 10  # narrower than this, the notes column is left out
@@ -151,9 +153,14 @@ def lag_cell(row: BeeRow, form: str) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    """`text` in at most `width` cells, an ellipsis marking the cut."""
+    """`text` in at most `width` cells, an ellipsis marking the cut; its control
+    characters escaped (every string top prints comes through here, some from the hive)."""
+    text = printable(text)
     if cell_len(text) <= width:
         return text
+    # `width` characters fill the cut (bar zero-width ones), and the loop below then
+    # costs O(width²), not O(len²): a 1 MiB settings error froze the screen for hours.
+    text = text[:max(0, width)]
     while text and cell_len(text) > width - 1:
         text = text[:-1]
     return text + "…"

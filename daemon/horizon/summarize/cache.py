@@ -57,12 +57,25 @@ class SummaryCache:
                     raise sqlite3.OperationalError("no cache yet")
                 # Derived text of journals: 0750 folders, a 0640 file, like every other.
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o640))
+            if not self.create:
+                self._db = self._reader()
+                return self._db
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, "
                        "text TEXT NOT NULL)")
             self._db = db
         return self._db
+
+    def _reader(self) -> sqlite3.Connection:
+        """A connection that writes nothing into the hive. Opened read-write (or even with
+        mode=ro), SQLite makes a WAL database's -wal and -shm files, and mode=ro leaves
+        them behind: with neither there, every summary is in the file itself, read as
+        immutable; with both (a daemon has it open), mode=ro shares them."""
+        journals = [self.path.with_name(self.path.name + suffix) for suffix in ("-wal", "-shm")]
+        query = "mode=ro" if all(path.exists() for path in journals) else "immutable=1"
+        return sqlite3.connect(f"{self.path.absolute().as_uri()}?{query}", uri=True,
+                               check_same_thread=False, isolation_level=None)
 
     def _refuse_unless_private(self, *folders: Path) -> None:
         for folder in folders:

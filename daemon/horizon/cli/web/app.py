@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import jinja2
 from starlette.applications import Starlette
+from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -149,7 +150,7 @@ class WebView:
     def open_seq(self, request: Request) -> Response:
         index, name = _where(request)
         text = request.query_params.get("seq", "").strip().lstrip("#")
-        if not text.isdigit() or len(text) > 19:
+        if not _digits(text) or len(text) > 19:
             return self.problem(
                 UserError(f"a seq is a whole number from 1, got {text[:20]!r}"), 400)
         return RedirectResponse(f"/hive/{index}/bee/{name}/entry/{int(text)}", 303)
@@ -232,15 +233,15 @@ def build_app(site: pages.Site, allowed_hosts: list[str]) -> Starlette:
         yield
         web.worker.stop()
 
-    bee = "/hive/{hive:int}/bee/{bee}"
+    bee = "/hive/{hive:number}/bee/{bee}"
     routes = [
         Route("/", web.home),
-        Route("/hive/{hive:int}", web.hive),
+        Route("/hive/{hive:number}", web.hive),
         Route(bee, web.bee),
         Route(f"{bee}/live", web.live),
         Route(f"{bee}/events", web.events),
         Route(f"{bee}/entry", web.open_seq),
-        Route(f"{bee}/entry/{{seq:int}}", web.entry),
+        Route(f"{bee}/entry/{{seq:number}}", web.entry),
         Route(f"{bee}/preview", web.preview, methods=["POST"]),
         Route("/preview/{job}", web.preview_job),
         Route("/preview/{job}/cancel", web.preview_cancel, methods=["POST"]),
@@ -271,7 +272,23 @@ def same_origin(request: Request) -> bool:
     return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' or '①', on which int() raises
+    (a 500 and a traceback instead of the page saying what it wanted)."""
+    return text.isascii() and text.isdigit()
+
+
+class _Number(IntegerConvertor):
+    """A path's number in at most 19 digits: Starlette's int convertor matches any
+    length, and int() refuses over 4300 digits (a 500 and a traceback); longer is no page."""
+
+    regex = "[0-9]{1,19}"
+
+
+register_url_convertor("number", _Number())
+
+
 def _count(text: str, name: str) -> int:
-    if not text.isdigit() or len(text) > 12:
+    if not _digits(text) or len(text) > 12:
         raise UserError(f"{name} must be a whole number, got {text[:20]!r}")
     return int(text)

@@ -55,7 +55,8 @@ def preview_settings(effective: Effective, form: Mapping[str, str]) -> Effective
         if not raw:
             continue
         if key.startswith("budget_"):
-            if not raw.isdigit():
+            # ASCII and short: int() raises on '²' and past 4300 digits (a 500, a traceback).
+            if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
                 raise SettingsError("preview", f"horizon.{key}", f"expected a whole number, "
                                     f"got {raw[:40]!r}")
             values[key] = int(raw)
