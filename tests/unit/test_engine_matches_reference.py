@@ -162,11 +162,15 @@ def test_the_zones_are_those_of_the_rules_as_written(entries: list[Entry],
         assert msgspec.to_builtins(queue.chain) == msgspec.to_builtins(reference.chain)
 
 
+def task(seq: int, instant: float, question: str, answer: str) -> Entry:
+    return Entry(seq=seq, instant=instant, type="task", question=question, answer=answer)
+
+
 def test_an_aged_exchange_leaves_net_even_behind_a_younger_one() -> None:
     horizon = HorizonSettings(actif=True, age_net_heures=0.5)
     now = 1_790_000_000.0
-    entries = [Entry(1, now - 60, "task", "fresh", "a"), Entry(2, now - 7200, "task", "old", "b"),
-               Entry(3, now, "task", "last", "c")]
+    entries = [task(1, now - 60, "fresh", "a"), task(2, now - 7200, "old", "b"),
+               task(3, now, "last", "c")]
     zones = Zones()
     apply(zones, entries, Context(BEE, horizon, Truncation(horizon.ligne_max), now, None))
     reference = Reference(BEE, horizon, None)

@@ -170,7 +170,8 @@ def test_a_step_records_evictions_and_folds() -> None:
     ctx = Context(BEE, settings, Truncation(settings.ligne_max), 1e9, None)
     zones = Zones()
     changes = Changes()
-    entries = [Entry(seq, 1e9, "task", f"q{seq}", "a" * 100) for seq in range(1, 20)]
+    entries = [Entry(seq=seq, instant=1e9, type="task", question=f"q{seq}", answer="a" * 100)
+               for seq in range(1, 20)]
     changes = apply(zones, entries, ctx)
     assert changes.evicted and changes.folded and changes.folds >= 1
     assert all(isinstance(item, Item) for item in zones.net)

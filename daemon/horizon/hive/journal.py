@@ -69,27 +69,14 @@ def segment_paths(window: Path, bee: str, recorded: list[str]) -> list[Path]:
 SkipBlock = Callable[[bytes], "int | None"]
 
 
-@overload
-def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None, skip: None = None
-               ) -> Iterator[tuple[bytes | None, int]]: ...
+def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+                under: Path | None = None) -> Iterator[tuple[bytes | None, int]]:
+    """Complete lines from `offset`, a block at a time: (bytes of whole lines, each ending
+    with `\n`, or None for one line too long to hold; the offset the block ends at).
 
-
-@overload
-def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None, *, skip: SkipBlock
-               ) -> Iterator[tuple[bytes | int | None, int]]: ...
-
-
-def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None, skip: SkipBlock | None = None
-               ) -> Iterator[tuple[bytes | int | None, int]]:
-    """Complete lines from `offset`: (bytes without `\\n`, or None when too long; end offset).
-
-    A trailing line without `\\n` is left for a later read; nothing at or past `limit`
-    (a line boundary) is read. `skip` is shown each block of complete lines read at once
-    (none of them too long); when it answers a count, the block is passed over whole and
-    that count is yielded in place of its lines.
+    A trailing line without `\n` is left for a later read; nothing at or past `limit`
+    (a line boundary) is read. A block may still hold a line longer than
+    `max_line_bytes` when it fits in the chunk: the reader of its lines checks.
     """
     fd = open_regular(path, under)
     try:
@@ -113,25 +100,11 @@ def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None =
                 pending = b""
                 continue
             buffer = pending + chunk
-            start = 0
-            if skip is not None and 0 < (cut := buffer.rfind(b"\n") + 1) <= max_line_bytes:
-                count = skip(buffer[:cut])
-                if count is not None:
-                    yield count, position + cut
-                    start = cut
-            while True:
-                newline = buffer.find(b"\n", start)
-                if newline < 0:
-                    break
-                line = buffer[start:newline]
-                end = position + newline + 1
-                if len(line) > max_line_bytes:
-                    yield None, end
-                else:
-                    yield line, end
-                start = newline + 1
-            position += start
-            pending = buffer[start:]
+            cut = buffer.rfind(b"\n") + 1
+            if cut:
+                position += cut
+                yield buffer[:cut], position
+            pending = buffer[cut:]
             if len(pending) > max_line_bytes:
                 # Never hold a whole over-long line: skip to its end, then report it.
                 position += len(pending)
@@ -139,6 +112,44 @@ def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None =
                 skipping = True
     finally:
         os.close(fd)
+
+
+@overload
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+               under: Path | None = None, skip: None = None
+               ) -> Iterator[tuple[bytes | None, int]]: ...
+
+
+@overload
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+               under: Path | None = None, *, skip: SkipBlock
+               ) -> Iterator[tuple[bytes | int | None, int]]: ...
+
+
+def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
+               under: Path | None = None, skip: SkipBlock | None = None
+               ) -> Iterator[tuple[bytes | int | None, int]]:
+    """Complete lines from `offset`: (bytes without `\n`, or None when too long; end offset).
+
+    `skip` is shown each block of complete lines read at once (none of them too long);
+    when it answers a count, the block is passed over whole and that count is yielded in
+    place of its lines.
+    """
+    for block, end in read_blocks(path, offset, max_line_bytes, limit, under):
+        if block is None:
+            yield None, end
+            continue
+        if skip is not None and len(block) <= max_line_bytes:
+            count = skip(block)
+            if count is not None:
+                yield count, end
+                continue
+        base = end - len(block)
+        start = 0
+        while (newline := block.find(b"\n", start)) >= 0:
+            line = block[start:newline]
+            yield (None if len(line) > max_line_bytes else line), base + newline + 1
+            start = newline + 1
 
 
 def is_blank(line: bytes) -> bool:

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from horizon.core.entries import Entry, Rejection, decode_line, too_long
+from horizon.core.entries import Entry, Rejection, decode_block, decode_line, too_long
 from horizon.hive.durable import JournalError
 from horizon.hive.journal import (
     TAIL_BYTES,
@@ -27,6 +27,7 @@ from horizon.hive.journal import (
     hash_tail,
     is_blank,
     line_hash,
+    read_blocks,
     read_lines,
     segment_paths,
     tail_hash,
@@ -41,6 +42,22 @@ CLOCK_SKEW_S = 300.0
 # (rejected lines, which a hostile writer can make by the million: one at a time, they
 # cost 4 us each; a block of them, 8 ms a MiB).
 _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
+
+
+# What a segment's reading gives back: where it ended, the lines it counted, the last
+# line's bytes (for the checkpoint's tail) and whether the slice ran out there.
+SegmentRead = Generator[Entry | Rejection, None, tuple[int, int, bytes | None, bool]]
+
+
+def _after_objects(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
+    """Where the `taken`-th line opening an object ends in `block`, and that line."""
+    end = block_end - len(block)
+    for line in block.split(b"\n"):
+        end += len(line) + 1
+        taken -= line.startswith(b"{")
+        if not taken:
+            return end, line
+    raise ValueError("fewer lines opening an object than taken")
 
 
 @dataclass
@@ -235,37 +252,143 @@ class JournalReader:
                 # Ranges read late before the file was replaced keep their seqs.
                 yield from self._emit_reserved(upto=target)
                 self._seq = max(self._seq, target)
-            end = start
             self.current_segment = name
             limit = self._main_end(name)
-            skip = self._skip if self.keep_block is not None and (
-                self.slice_bytes is None and self.slice_s is None) else None
-            last: bytes | None = None  # the line that ends at `end`, when known
-            for raw, line_end in self._lines(path, start, limit, skip):
-                end = line_end
-                last = raw if isinstance(raw, bytes) else None
-                if isinstance(raw, int):
-                    lines += raw  # a block passed over: its lines only take their seqs
-                    self._seq += raw
-                    continue
-                if raw is not None and is_blank(raw):
-                    continue
-                if self._reserved:
-                    yield from self._emit_reserved()
-                lines += 1
-                if (record := self._record(raw)) is not None:
-                    yield record
-                if self._spent(done + end - start):
-                    # One bee's backlog never holds the loop: the rest is the next slice's.
-                    self._move_checkpoint(name, path, end, lines, last)
-                    self.more = True
-                    return
+            if self.keep is None and self.keep_block is None and self.raw_wanted is None:
+                lines_of = self._segment_by_blocks(path, start, limit, done)
+            else:
+                lines_of = self._segment_by_lines(path, start, limit, done)
+            end, read, last, stopped = yield from lines_of
+            lines += read
+            if stopped:
+                # One bee's backlog never holds the loop: the rest is the next slice's.
+                self._move_checkpoint(name, path, end, lines, last)
+                self.more = True
+                return
             done += end - start
             if end != start or name != self.checkpoint.segment or start == 0:
                 self._move_checkpoint(name, path, end, lines, last)
         yield from self._emit_reserved()
         yield from self._read_late(done)
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
+
+    def _segment_by_blocks(self, path: Path, start: int, limit: int | None, done: int
+                           ) -> SegmentRead:
+        """The usual reading (the daemon's, a rebuild's): a block of lines at a time. A
+        block of plain lines is decoded in one call; the others a line at a time. Gives
+        what `_segment_by_lines` gives."""
+        end, lines, last = start, 0, None
+        for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
+                                            self.hive):
+            # Lines that open an object: when a block holds no other, its only lines.
+            count = 0 if block is None else block.count(b"\n{") + block.startswith(b"{")
+            entries = None
+            if block is not None and self._plain(block, count, done + block_end - start):
+                first = self._seq + 1
+                if not self._marked(first, first + count - 1):
+                    entries = decode_block(first, block, count, self.read_time + CLOCK_SKEW_S)
+            if entries is None:  # a blank line, a null, a string ts, a flag...
+                raws: Sequence[bytes | None] = [None] if block is None else (
+                    block.split(b"\n")[:-1])
+                end, lines, last, stopped = yield from self._each_line(
+                    raws, block_end - len(block or b""), lines, last, done - start)
+            elif self._deadline is None:  # a generator less per entry: the usual case
+                assert block is not None
+                self._seq += len(entries)
+                yield from entries
+                end, lines, stopped = block_end, lines + len(entries), False
+                last = block[block.rfind(b"\n", 0, len(block) - 1) + 1:-1]
+            else:
+                assert block is not None
+                end, lines, last, stopped = yield from self._timed(
+                    entries, block, block_end, lines)
+            if stopped:
+                return end, lines, last, True
+        return end, lines, last, False
+
+    def _marked(self, first: int, last: int) -> bool:
+        """Whether a flag or a clamp names a seq from `first` to `last`."""
+        return any(first <= seq <= last for seq in self.flags) or (
+            bool(self.manifest.clamps) and any(
+                seq in self.manifest.clamps for seq in range(first, last + 1)))
+
+    def _timed(self, records: list[Entry], block: bytes, block_end: int, lines: int
+               ) -> SegmentRead:
+        """A plain block's records given out one by one, the slice's time looked at after
+        each (the daemon's slices)."""
+        assert self._deadline is not None
+        for index, record in enumerate(records):
+            self._seq += 1
+            yield record
+            if time.monotonic() >= self._deadline and index + 1 < len(records):
+                end, line = _after_objects(block, block_end, index + 1)
+                return end, lines + index + 1, line, True
+        return (block_end, lines + len(records),
+                block[block.rfind(b"\n", 0, len(block) - 1) + 1:-1],
+                time.monotonic() >= self._deadline)
+
+    def _each_line(self, raws: Sequence[bytes | None], end: int, lines: int,
+                   last: bytes | None, spent_before: int) -> SegmentRead:
+        """A block's lines looked at one by one (blank lines, lines too long, ranges read
+        out of order, the slice's end): from `end`, the block's start, with `lines` and
+        `last` so far; `spent_before` plus an offset is what the slice has read."""
+        for line in raws:
+            raw = line
+            if raw is not None:
+                end += len(raw) + 1
+                if len(raw) > self.max_line_bytes:
+                    raw = None
+                elif not raw.startswith(b"{") and is_blank(raw):
+                    last = raw
+                    continue
+            last = raw
+            if self._reserved:
+                yield from self._emit_reserved()
+            lines += 1
+            self._seq += 1
+            if raw is None:
+                yield too_long(self._seq, self.max_line_bytes)
+            else:
+                yield self._record_of(self._seq, raw)
+            if self._spent(spent_before + end):
+                return end, lines, last, True
+        return end, lines, last, False
+
+    def _plain(self, block: bytes, count: int, spent_at_end: int) -> bool:
+        """Whether a block of lines can be read without a look at each one: `count` of
+        them open an object and the others are blank (the decoding checks that), none is
+        too long, no range read out of order is to be emitted among them, and the
+        slice's bytes are not spent before its end."""
+        first = self._reserved[0].first_seq if self._reserved else None
+        return ((first is None or first > self._seq + count)
+                and (self.slice_bytes is None or spent_at_end < self.slice_bytes)
+                and (len(block) <= self.max_line_bytes
+                     or max(map(len, block.split(b"\n"))) <= self.max_line_bytes))
+
+    def _segment_by_lines(self, path: Path, start: int, limit: int | None, done: int
+                          ) -> SegmentRead:
+        """A reading for recall: a line at a time, so `keep`, `keep_block` and
+        `raw_wanted` see each one (and whole blocks can be passed over)."""
+        end, lines, last = start, 0, None
+        skip = self._skip if self.keep_block is not None and (
+            self.slice_bytes is None and self.slice_s is None) else None
+        for raw, line_end in self._lines(path, start, limit, skip):
+            end = line_end
+            last = raw if isinstance(raw, bytes) else None
+            if isinstance(raw, int):
+                lines += raw  # a block passed over: its lines only take their seqs
+                self._seq += raw
+                continue
+            if raw is not None and is_blank(raw):
+                continue
+            if self._reserved:
+                yield from self._emit_reserved()
+            lines += 1
+            if (record := self._record(raw)) is not None:
+                yield record
+            if self._spent(done + end - start):
+                return end, lines, last, True
+        return end, lines, last, False
 
     def _lines(self, path: Path, start: int, limit: int | None, skip: SkipBlock | None
                ) -> Iterator[tuple[bytes | int | None, int]]:
@@ -368,11 +491,19 @@ class JournalReader:
             return too_long(seq, self.max_line_bytes)
         if self.keep is not None and not self.keep(seq, raw):
             return None
-        flagged = False
-        if seq in self.flags:
-            flagged = self.flags[seq] == line_hash(raw)
-            (self.notes.matched_flags if flagged else self.notes.mismatched_flags).add(seq)
-        return self._adjusted(decode_line(seq, raw), flagged)
+        return self._record_of(seq, raw)
+
+    def _record_of(self, seq: int, raw: bytes) -> Entry | Rejection:
+        """The line decoded, with its operator flag and its clamped instant."""
+        return self._adjusted(decode_line(seq, raw), self._flagged(seq, raw))
+
+    def _flagged(self, seq: int, raw: bytes) -> bool:
+        """Whether an operator flag holds for this line (its hash still matches), noted."""
+        if seq not in self.flags:
+            return False
+        flagged = self.flags[seq] == line_hash(raw)
+        (self.notes.matched_flags if flagged else self.notes.mismatched_flags).add(seq)
+        return flagged
 
     def _adjusted(self, record: Entry | Rejection, flagged: bool) -> Entry | Rejection:
         """The entry with its clamped instant and its operator flag applied."""

@@ -1,0 +1,136 @@
+"""The daemon's reading a block at a time gives exactly what reading a line at a time
+gives: every record, its seq, the checkpoint, the manifest records and the flags noted,
+whatever the lines (blank, too long, null fields, string or millisecond instants, two
+objects on a line, garbage, flags, instants in the future), the block size, and where
+time-bound slices stop."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from horizon.core.entries import Entry, Rejection, _decode_wire, decode_line
+from horizon.hive import journal
+from horizon.hive.journal import Checkpoint, line_hash
+from horizon.hive.manifest import read_manifest
+from horizon.hive.reader import JournalReader
+
+BEE = "b"
+MAX_LINE = 600
+NOW = 1_790_000_000.0
+
+values = st.one_of(st.none(), st.booleans(), st.integers(-5, 2 * 10**12),
+                   st.floats(allow_nan=False, allow_infinity=False, min_value=-1.0,
+                             max_value=3e12),
+                   st.text(max_size=12), st.sampled_from(["2026-07-10T14:03:00+02:00",
+                                                          "2026-07-10T14:03:00", "now"]))
+objects = st.fixed_dictionaries(
+    {"ts": st.one_of(st.floats(NOW - 9e5, NOW + 2e3), values),
+     "type": st.one_of(st.just("task"), values), "question": st.text(max_size=30),
+     "answer": st.text(max_size=30)},
+    optional={"from": values, "tool": values, "id": values, "phare": values,
+              "seq": values, "instant": values})
+
+
+def line_of(obj: dict[str, object], spaced: bool) -> bytes:
+    return json.dumps(obj, ensure_ascii=spaced, separators=None if spaced else (",", ":")
+                      ).encode()
+
+
+lines = st.one_of(
+    st.builds(line_of, objects, st.booleans()),
+    st.builds(line_of, objects, st.booleans()),
+    st.builds(line_of, objects, st.booleans()),
+    st.sampled_from([b"", b"   ", b"\t\r", b"\x0c", b"[1]", b"{", b"null", b"x" * (MAX_LINE + 5),
+                     b'{"ts": 1, "type": "t", "question": "", "answer": ""} {"ts": 2}',
+                     b' {"ts": 5.5, "type": "t", "question": "", "answer": ""}',
+                     b'{"ts": 5.5, "type": "t", "question": "", "answer": "", "from": null}']),
+)
+
+
+@given(st.lists(objects, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_a_line_decoded_straight_is_decoded_as_the_contract_reads_it(
+        found: list[dict[str, object]]) -> None:
+    for seq, obj in enumerate(found, 1):
+        for spaced in (True, False):
+            raw = line_of(obj, spaced)
+            assert decode_line(seq, raw) == _decode_wire(seq, raw), raw
+
+
+def read(window: Path, flags: dict[int, str], slice_s: float | None = None,
+         keep_all: bool = False) -> tuple[list[Entry | Rejection], Checkpoint, list[object],
+                                          set[int], set[int]]:
+    """Everything, in slices when `slice_s` is given (each reading resumes where the last
+    stopped, as the daemon's passes do)."""
+    manifest = read_manifest(window, BEE)
+    checkpoint = Checkpoint()
+    records: list[Entry | Rejection] = []
+    notes: list[object] = []
+    matched: set[int] = set()
+    mismatched: set[int] = set()
+    while True:
+        reader = JournalReader(window, BEE, checkpoint, MAX_LINE, NOW, manifest, flags,
+                               set(), slice_s=slice_s)
+        if keep_all:
+            reader.keep = lambda _seq, _raw: True  # the line-at-a-time reading
+        records += list(reader)
+        notes += reader.notes.records
+        matched |= reader.notes.matched_flags
+        mismatched |= reader.notes.mismatched_flags
+        checkpoint = reader.checkpoint
+        if not reader.more:
+            return records, checkpoint, notes, matched, mismatched
+
+
+@pytest.mark.parametrize("chunk", [64, 300, 1 << 20])
+@given(journal_lines=st.lists(lines, max_size=60), flagged=st.sets(st.integers(1, 70)),
+       stale=st.sets(st.integers(1, 70)))
+@settings(max_examples=120, deadline=None)
+def test_reading_by_blocks_gives_what_reading_by_lines_gives(
+        chunk: int, journal_lines: list[bytes], flagged: set[int], stale: set[int]) -> None:
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal, "CHUNK", chunk)
+        window = Path(folder) / "hive" / "window"
+        window.mkdir(parents=True)
+        data = b"".join(line + b"\n" for line in journal_lines)
+        (window / f"{BEE}-messages.jsonl").write_bytes(data)
+        # Flags on the seqs the lines will take: some still match their line, some not.
+        numbered = [line for line in journal_lines if line.strip()]
+        flags = {seq: (line_hash(numbered[seq - 1]) if seq not in stale else "0" * 24)
+                 for seq in flagged if seq <= len(numbered)}
+        by_lines = read(window, flags, keep_all=True)
+        assert read(window, flags) == by_lines
+        # Slices bound in time stop after any record; resumed, they give the same.
+        sliced = read(window, flags, slice_s=0.0)
+        assert sliced[0] == by_lines[0]
+        assert sliced[1].offset == by_lines[1].offset and sliced[1].seq == by_lines[1].seq
+        assert sliced[2:] == by_lines[2:]
+
+
+def test_a_time_bound_slice_stops_inside_a_block_after_whole_lines(tmp_path: Path) -> None:
+    window = tmp_path / "hive" / "window"
+    window.mkdir(parents=True)
+    good = [json.dumps({"ts": NOW - 60, "type": "task", "question": f"q{i}", "answer": "a"})
+            for i in range(200)]
+    text = "\n".join(line + ("\n\n" if i % 7 == 0 else "") for i, line in enumerate(good))
+    (window / f"{BEE}-messages.jsonl").write_text(text + "\n", encoding="utf-8")
+    reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, NOW,
+                           read_manifest(window, BEE), {}, set(), slice_s=0.0)
+    first = list(reader)
+    assert reader.more and len(first) == 1 and first[0].seq == 1
+    data = (window / f"{BEE}-messages.jsonl").read_bytes()
+    assert data[:reader.checkpoint.offset].endswith(good[0].encode() + b"\n")
+    records = first
+    while reader.more:
+        reader = JournalReader(window, BEE, reader.checkpoint, MAX_LINE, NOW,
+                               read_manifest(window, BEE), {}, set(), slice_s=0.0)
+        records += list(reader)
+    assert [record.seq for record in records] == list(range(1, 201))
+    assert msgspec.to_builtins(records[-1])["question"] == "q199"
