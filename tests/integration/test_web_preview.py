@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -236,3 +237,40 @@ def test_with_nothing_derived_a_preview_is_not_cached(tmp_path: Path) -> None:
         assert second.view.summary["up_to"] == 6 and first.view.summary["up_to"] == 5
     finally:
         worker.stop()
+
+
+def test_asking_and_cancelling_in_a_loop_cannot_pile_previews_up(
+        worker_site: tuple[PreviewWorker, pages.Site, Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    worker, site, hive = worker_site
+    effective = pages.bee_page(site, 0, BEE).effective
+    assert effective is not None
+    replaying = threading.Event()
+    release = threading.Event()
+    replay = worker._replay
+
+    def held(job: Job) -> object:  # the first replay lasts until the test lets it go
+        replaying.set()
+        release.wait(60)
+        return replay(job)
+
+    monkeypatch.setattr(worker, "_replay", held)
+    first = worker.submit(hive, BEE, preview_settings(effective, FORM))
+    assert replaying.wait(60)
+    asked = refused = 0
+    for budget in range(2000, 2200):
+        try:
+            job = worker.submit(hive, BEE, preview_settings(
+                effective, {"budget_net": str(budget)}))
+        except PreviewError:
+            refused += 1
+            continue
+        asked += 1
+        worker.cancel(job.id)
+    assert asked == QUEUED_MAX and refused == 200 - QUEUED_MAX
+    release.set()
+    assert finished(worker, first).state == "done"
+    # Once the worker dropped the cancelled ones, previews can be asked again.
+    again = finished(worker, worker.submit(hive, BEE, preview_settings(
+        effective, {"budget_net": "1999"})))
+    assert again.state == "done"

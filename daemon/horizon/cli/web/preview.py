@@ -123,9 +123,11 @@ class PreviewWorker:
                 self.views.move_to_end(key)
                 job.view, job.state, job.cached, job.done = cached, "done", True, up_to
                 job.finished_at = time.monotonic()
-            elif sum(1 for other in self.jobs.values() if other.state == "queued") >= QUEUED_MAX:
-                raise PreviewError(f"{QUEUED_MAX} previews are already waiting: cancel one "
-                                   "or wait")
+            elif self.waiting.qsize() >= QUEUED_MAX:
+                # Cancelled ones count until the worker drops them: asking and cancelling
+                # in a loop while a long replay runs cannot pile jobs up.
+                raise PreviewError(f"{QUEUED_MAX} previews are already waiting: wait for "
+                                   "one to finish")
             self.jobs[job.id] = job
             self._forget_old()
         if job.state == "queued":
@@ -143,6 +145,7 @@ class PreviewWorker:
             with self.lock:
                 if job.state == "queued":
                     job.state = "cancelled"
+                    job.finished_at = time.monotonic()  # forgotten in time, like the others
         return job
 
     def stop(self) -> None:
@@ -159,8 +162,7 @@ class PreviewWorker:
     def _work(self) -> None:
         while (job := self.waiting.get()) is not None:
             if job.cancel.is_set():
-                job.finished_at = time.monotonic()
-                continue
+                continue  # cancelled while it waited
             job.state = "running"
             try:
                 job.view = self._replay(job)
