@@ -159,6 +159,21 @@ def test_status_and_top_print_hostile_text_inert(tmp_path: Path) -> None:
     assert sum(line.startswith("! b ") for line in lines) == 2, lines
 
 
+def test_every_command_says_a_hostile_settings_error_inert(tmp_path: Path) -> None:
+    """The one line a command prints on stderr for a bad settings file quotes the file:
+    render, config, check, rebuild, show and search escape it as status does."""
+    hive, config = hostile_hive(tmp_path)
+    refused = (["render", hive, BEE, "--fresh"], ["config", hive, BEE], ["check", hive],
+               ["rebuild", hive])
+    going_on = (["render", hive, BEE], ["show", hive, BEE, "1"],
+                ["search", hive, BEE, "question"])
+    for args in (*refused, *going_on):
+        said = horizon(config, *args)
+        assert_inert(said.stdout + said.stderr)
+        assert "\\x1b]52;c;" in said.stderr, (args, said.stderr)  # named, escaped
+        assert said.returncode == (1 if args in refused else 0), (args, said.stderr)
+
+
 def test_top_clips_a_huge_settings_error_in_width_steps() -> None:
     """clip cut one character at a time, measuring the whole rest each time: O(n²) cell
     counts for a 1 MiB error (a settings file may hold 1 MiB), so top froze for hours.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from horizon.cli.demo import DemoError
 from horizon.cli.exits import UserError
+from horizon.cli.safe_text import printable
 from horizon.core.settings import Effective, GlobalConfig, SettingsError
 from horizon.hive.discovery import HiveError
 from horizon.hive.durable import JournalError, StoreError
@@ -66,7 +67,7 @@ def load_config_for_view(args: argparse.Namespace, *, quiet: bool = False
 
 
 def warn(message: str) -> None:
-    print(f"horizon: warning: {message}", file=sys.stderr)
+    print(printable(f"horizon: warning: {message}"), file=sys.stderr)
 
 
 def derived_settings(config: GlobalConfig, source: str, hive: Path, bee: str,

@@ -17,6 +17,7 @@ import argcomplete
 
 from horizon import __version__
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.cli.safe_text import printable
 from horizon.core.entries import parse_ts
 
 WIDTH = 79
@@ -488,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _handlers()[args.command](args)
     except UserError as error:
-        print(f"horizon: {error}", file=sys.stderr)
+        print(printable(f"horizon: {error}"), file=sys.stderr)
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         return 130

@@ -14,6 +14,7 @@ import msgspec
 
 from horizon.cli.common import bee_settings, load_config, reported
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.cli.safe_text import printable
 from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.settings import GlobalConfig, SettingsError, unavailable_levels
 from horizon.engine.bee_engine import BeeEngine, Rebuild
@@ -57,7 +58,7 @@ def rebuild(args: argparse.Namespace) -> int:
                     outcome = engine.run(Rebuild(), now, args.wall_now)
                     assert outcome is not None
             except UserError as error:
-                print(f"horizon: {bee}: {error}", file=sys.stderr)
+                print(printable(f"horizon: {bee}: {error}"), file=sys.stderr)
                 failed = True
                 continue
             zones = outcome.state.zones
@@ -225,9 +226,9 @@ def check(args: argparse.Namespace) -> int:
             print(f"ok: {checked}")
     for messages in errors.values():
         for message, bees in messages.items():
-            print(f"error: {message}{_stopping(bees)}", file=sys.stderr)
+            print(printable(f"error: {message}{_stopping(bees)}"), file=sys.stderr)
     for breach in warnings:
-        print(f"warning: {breach}")
+        print(printable(f"warning: {breach}"))
     return EXIT_PROBLEM if errors or (args.strict and warnings) else EXIT_OK
 
 
@@ -267,7 +268,7 @@ def init(args: argparse.Namespace) -> int:
         print(f"made: {path}")
     breaches = audit(hive)
     for breach in breaches:
-        print(f"warning: {breach}")
+        print(printable(f"warning: {breach}"))
     if existing and not made and not breaches:
         print(f"{hive}: already a hive, as recommended")
     return EXIT_OK

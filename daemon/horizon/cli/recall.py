@@ -12,6 +12,7 @@ from pathlib import Path
 
 from horizon.cli.common import derived_settings, load_config_for_view, reported, warn
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.cli.safe_text import printable
 from horizon.core.labels import Labels
 from horizon.core.recall import ReadOn, hit_block, hit_json, shown_block, shown_json
 from horizon.core.settings import Effective, GlobalConfig
@@ -76,7 +77,7 @@ def show(args: argparse.Namespace) -> int:
 
         sys.stdout.write(showing_text(showing, bee.labels, read_on))
     for problem in showing.problems:
-        print(f"horizon: {problem}", file=sys.stderr)
+        print(printable(f"horizon: {problem}"), file=sys.stderr)
     return EXIT_PROBLEM if showing.problems else EXIT_OK
 
 
