@@ -11,25 +11,19 @@ from __future__ import annotations
 import io
 import os
 import random
-import signal
-import socket
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver
 
 from tests.e2e.daemon_harness import (
-    HORIZON,
-    STOP_GRACE_S,
     Daemon,
+    Serve,
     append,
-    clean_env,
     entry,
     make_hive,
     wait_for,
@@ -83,56 +77,6 @@ def screenshot(driver: WebDriver, name: str, at: str | None = None) -> Path:
     path = ARTIFACTS / f"{name}.png"
     assert driver.save_screenshot(str(path)), f"no screenshot saved at {path}"
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Server:
-    """`horizon serve --config CONFIG --listen 127.0.0.1:PORT` in the background."""
-
-    def __init__(self, config: Path, *hives: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.output = config.parent / f"serve-{self.port}.out"
-        with self.output.open("wb") as out:
-            self.process = subprocess.Popen(
-                [HORIZON, "serve", *map(str, hives), "--config", str(config),
-                 "--listen", f"127.0.0.1:{self.port}"],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                env=clean_env())
-
-    def started(self) -> Server:
-        """Once the home page answers; fails with the server's output if it exited."""
-
-        def answers() -> bool:
-            if self.process.poll() is not None:
-                raise AssertionError(f"horizon serve exited with {self.process.returncode}: "
-                                     f"{self.read_output()}")
-            try:
-                return httpx.get(self.url + "/", timeout=5).status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_for(answers, f"horizon serve answering on {self.url}", every=0.1)
-        return self
-
-    def read_output(self) -> str:
-        return self.output.read_text(encoding="utf-8", errors="replace")
-
-    def stop(self) -> int:
-        """SIGTERM, then SIGKILL after STOP_GRACE_S; the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
 
 
 def zones(driver: WebDriver, container: str) -> list[dict[str, Any]]:
@@ -235,7 +179,7 @@ def readme_screenshots(root: Path, docs: Path) -> list[Path]:
                 append(hive, line, bee)
         for bee, count in DEMO_LINES.items():
             wait_for_up_to(hive, count, bee)
-        server = Server(config).started()
+        server = Serve(config).started()
         driver = chromium(root / "chromium")
         docs.mkdir(parents=True, exist_ok=True)
         driver.get(server.url + "/hive/0")

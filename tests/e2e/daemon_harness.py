@@ -21,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
+
 HORIZON = shutil.which("horizon") or str(Path(sys.executable).parent / "horizon")
 BEE = "b"
 DEADLINE_S = 30.0
@@ -215,14 +217,64 @@ class Daemon:
 
     def stop(self) -> int:
         """SIGTERM, then SIGKILL after STOP_GRACE_S; the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+        return stopped(self.process)
+
+
+def stopped(process: subprocess.Popen[Any]) -> int:
+    """SIGTERM, then SIGKILL after STOP_GRACE_S; the exit code."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Serve:
+    """`horizon serve --config CONFIG --listen 127.0.0.1:PORT` in the background."""
+
+    def __init__(self, config: Path, *hives: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.output = config.parent / f"serve-{self.port}.out"
+        with self.output.open("wb") as out:
+            self.process = subprocess.Popen(
+                [HORIZON, "serve", *map(str, hives), "--config", str(config),
+                 "--listen", f"127.0.0.1:{self.port}"],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                env=clean_env())
+
+    def started(self) -> Serve:
+        """Once the home page answers; fails with the server's output if it exited."""
+
+        def answers() -> bool:
+            if self.process.poll() is not None:
+                raise AssertionError(f"horizon serve exited with {self.process.returncode}: "
+                                     f"{self.read_output()}")
             try:
-                self.process.wait(STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+                return httpx.get(self.url + "/", timeout=5).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_for(answers, f"horizon serve answering on {self.url}", every=0.1)
+        return self
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> httpx.Response:
+        return httpx.get(self.url + path, headers=headers, timeout=10)
+
+    def read_output(self) -> str:
+        return self.output.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self) -> int:
+        return stopped(self.process)
 
 
 def horizon(config: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tests.e2e.daemon_harness import (
     append,
     clean_env,
     entry,
+    free_port,
     make_hive,
     wait_for,
     wait_for_up_to,
@@ -30,12 +30,6 @@ from tests.e2e.daemon_harness import (
 from tests.e2e.test_daemon import read_only
 
 OTHER = "noe"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def scrape(port: int) -> dict[str, float]:

@@ -19,6 +19,7 @@ from horizon.cli import top_view
 from horizon.summarize.cache import hive_cache
 from tests.e2e.daemon_harness import (
     HORIZON,
+    Serve,
     clean_env,
     entry,
     horizon,
@@ -27,7 +28,6 @@ from tests.e2e.daemon_harness import (
     write_config,
 )
 from tests.e2e.test_top import Terminal
-from tests.integration.test_web_server import Server
 
 BEE = "b"
 # A TOML key is any string: its "unknown key" error quotes it as is. A clipboard write
@@ -66,7 +66,7 @@ def test_serve_answers_odd_digits_and_huge_numbers_without_a_traceback(
     """'²'.isdigit() is True but int('²') raises, as int() does past 4300 digits: each
     was a 500 with a traceback on the server's stderr."""
     _, config = hostile_hive(tmp_path)
-    server = Server(config)
+    server = Serve(config).started()
     huge = "9" * 5000
     try:
         bee = f"/hive/0/bee/{BEE}"
@@ -78,12 +78,12 @@ def test_serve_answers_odd_digits_and_huge_numbers_without_a_traceback(
             assert 'class="problem"' in response.text
         assert server.get(f"{bee}/entry/3?offset=0").status_code == 200
         for value in ("²", huge):
-            asked = httpx.post(f"{server.base}{bee}/preview", data={"budget_net": value},
-                               headers={"Origin": server.base}, timeout=10)
+            asked = httpx.post(f"{server.url}{bee}/preview", data={"budget_net": value},
+                               headers={"Origin": server.url}, timeout=10)
             assert asked.status_code == 400, asked.text[:200]
             assert "horizon.budget_net: expected a whole number" in asked.json()["error"]
     finally:
-        code, err = server.stop()
+        code, err = server.stop(), server.read_output()
     assert code == 0 and "Traceback" not in err, err
 
 
@@ -101,17 +101,17 @@ def test_serve_writes_nothing_beside_a_summary_cache(tmp_path: Path) -> None:
     assert horizon(config, "rebuild", hive).returncode == 0
     (hive / "horizon" / BEE / "state.json").unlink()  # the bee page computes its view
     before = tree(hive)
-    server = Server(config)
+    server = Serve(config).started()
     try:
         assert server.get(f"/hive/0/bee/{BEE}").status_code == 200
-        asked = httpx.post(f"{server.base}/hive/0/bee/{BEE}/preview",
-                           data={"budget_net": "2500"}, headers={"Origin": server.base},
+        asked = httpx.post(f"{server.url}/hive/0/bee/{BEE}/preview",
+                           data={"budget_net": "2500"}, headers={"Origin": server.url},
                            timeout=10).json()
         wait_for(lambda: server.get(f"/preview/{asked['id']}").json()["state"] == "done",
                  "the preview to finish")
         assert tree(hive) == before
     finally:
-        code, err = server.stop()
+        code, err = server.stop(), server.read_output()
     assert code == 0, err
     assert tree(hive) == before
     reader = hive_cache(hive, create=False)  # and a reader still reads what it holds

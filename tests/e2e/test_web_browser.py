@@ -20,7 +20,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
 from tests.e2e.browser import (
-    Server,
     chromium,
     console_errors,
     screenshot,
@@ -29,6 +28,7 @@ from tests.e2e.browser import (
 )
 from tests.e2e.daemon_harness import (
     BEE,
+    Serve,
     Start,
     append,
     entry,
@@ -41,7 +41,7 @@ from tests.e2e.daemon_harness import (
 
 OTHER = "nova"
 CLASSIC = "noe"  # a bee in handoff mode: one bar, the view against its cap
-Serve = Callable[[Path], Server]
+Serving = Callable[[Path], Serve]
 
 
 @pytest.fixture
@@ -52,12 +52,12 @@ def browser(tmp_path: Path) -> Iterator[WebDriver]:
 
 
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Serve]:
+def serve(tmp_path: Path) -> Iterator[Serving]:
     """Start `horizon serve` on a config.json; each must stop on SIGTERM with exit 0."""
-    servers: list[Server] = []
+    servers: list[Serve] = []
 
-    def starter(config: Path) -> Server:
-        server = Server(config)
+    def starter(config: Path) -> Serve:
+        server = Serve(config)
         servers.append(server)
         return server.started()
 
@@ -113,7 +113,7 @@ def files_under(folder: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def test_every_page_loads_clean(tmp_path: Path, start: Start, serve: Serve,
+def test_every_page_loads_clean(tmp_path: Path, start: Start, serve: Serving,
                                 browser: WebDriver) -> None:
     hive = make_hive(tmp_path, work(30), bee_toml="[horizon]\nbudget_net = 2000\n")
     make_hive(tmp_path, work(5), bee=OTHER, bee_toml="[horizon]\nactif = false\n")
@@ -144,7 +144,7 @@ def test_every_page_loads_clean(tmp_path: Path, start: Start, serve: Serve,
     assert console_errors(browser) == []
 
 
-def test_the_bars_are_what_status_says(tmp_path: Path, start: Start, serve: Serve,
+def test_the_bars_are_what_status_says(tmp_path: Path, start: Start, serve: Serving,
                                        browser: WebDriver) -> None:
     hive = make_hive(tmp_path, work(40, answer="collected 212 items; all passed " * 4),
                      bee_toml="[horizon]\nbudget_net = 2500\nbudget_condense = 1500\n")
@@ -202,7 +202,7 @@ def choose(driver: WebDriver, name: str, value: str) -> None:
 
 
 def test_the_preview_shows_other_settings_and_writes_nothing(
-        tmp_path: Path, start: Start, serve: Serve, browser: WebDriver) -> None:
+        tmp_path: Path, start: Start, serve: Serving, browser: WebDriver) -> None:
     hive = make_hive(tmp_path, work(50), bee_toml='[horizon]\nlangue = "fr"\n')
     config = write_config(tmp_path, hive)
     daemon = start(config)
@@ -243,7 +243,7 @@ def test_the_preview_shows_other_settings_and_writes_nothing(
     assert files_under(hive) == before
 
 
-def test_a_long_preview_can_be_cancelled(tmp_path: Path, start: Start, serve: Serve,
+def test_a_long_preview_can_be_cancelled(tmp_path: Path, start: Start, serve: Serving,
                                          browser: WebDriver) -> None:
     # About 12 MB of history: the replay reads it 1 MiB at a time and looks for a cancel
     # between slices, so it is far from over when the click reaches the server.
@@ -272,7 +272,7 @@ def test_a_long_preview_can_be_cancelled(tmp_path: Path, start: Start, serve: Se
     screenshot(browser, "preview-cancelled", at="#preview-section")
 
 
-def test_an_entry_opens_by_its_seq(tmp_path: Path, start: Start, serve: Serve,
+def test_an_entry_opens_by_its_seq(tmp_path: Path, start: Start, serve: Serving,
                                    browser: WebDriver) -> None:
     lines = [entry(f"question number {number}", f"the answer to {number}\nsecond line",
                    kind="tool", tool="grep") for number in range(1, 21)]
@@ -313,7 +313,7 @@ def test_an_entry_opens_by_its_seq(tmp_path: Path, start: Start, serve: Serve,
 
 
 def test_a_bee_page_refreshes_when_its_view_changes(tmp_path: Path, start: Start,
-                                                    serve: Serve, browser: WebDriver) -> None:
+                                                    serve: Serving, browser: WebDriver) -> None:
     hive = make_hive(tmp_path, work(10))
     config = write_config(tmp_path, hive)
     start(config)
@@ -356,7 +356,7 @@ HOSTILE = [
 ]
 
 
-def test_hostile_text_stays_text(tmp_path: Path, start: Start, serve: Serve,
+def test_hostile_text_stays_text(tmp_path: Path, start: Start, serve: Serving,
                                  browser: WebDriver) -> None:
     lines = [entry(text, f"answer {text}", kind="tool", tool=text, **{"from": text})
              for text in HOSTILE]

@@ -3,7 +3,6 @@ files stay the same, and the daemon's real `/metrics` listener on 127.0.0.1."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from horizon.cli.status import bee_report
@@ -12,6 +11,7 @@ from horizon.cli.top_metrics import Metrics as Scraper
 from horizon.core.settings import GlobalConfig
 from horizon.service.hive_service import HiveService
 from horizon.service.metrics import Listener, Metrics
+from tests.e2e.daemon_harness import free_port
 
 BEE = "mia"
 LINE = b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "a"}\n'
@@ -66,12 +66,6 @@ def test_bees_no_longer_asked_about_are_forgotten(tmp_path: Path) -> None:
         assert not reports.known
     finally:
         service.close()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_passes_per_second_and_lags_come_from_the_daemon_s_listener() -> None:

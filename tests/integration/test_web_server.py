@@ -4,12 +4,8 @@ stream telling a page its handoff.md changed, and its exits."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,9 +13,8 @@ import httpx
 import pytest
 
 from tests.e2e.daemon_harness import (
-    HORIZON,
+    Serve,
     append,
-    clean_env,
     entry,
     horizon,
     make_hive,
@@ -41,38 +36,6 @@ def tree(hive: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Server:
-    def __init__(self, config: Path, *args: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [HORIZON, "serve", "--config", str(config), "--listen",
-             f"127.0.0.1:{self.port}", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
-        wait_for(self._answers, "the server to answer")
-
-    def _answers(self) -> bool:
-        assert self.process.poll() is None, self.process.communicate()[1]
-        with contextlib.suppress(httpx.TransportError):
-            return httpx.get(self.base + "/", timeout=2).status_code == 200
-        return False
-
-    def get(self, path: str, **options: object) -> httpx.Response:
-        return httpx.get(self.base + path, timeout=10, **options)  # type: ignore[arg-type]
-
-    def stop(self) -> tuple[int, str]:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        _, err = self.process.communicate(timeout=30)
-        return self.process.returncode, err
-
-
 @pytest.fixture
 def hive_config(tmp_path: Path) -> tuple[Path, Path]:
     lines = [entry(f"question {i}", f"answer {i} " + "a" * 200) for i in range(30)]
@@ -84,13 +47,13 @@ def hive_config(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def server(hive_config: tuple[Path, Path]) -> Iterator[Server]:
-    running = Server(hive_config[1])
+def server(hive_config: tuple[Path, Path]) -> Iterator[Serve]:
+    running = Serve(hive_config[1]).started()
     yield running
     running.stop()
 
 
-def test_every_page_answers_with_the_security_headers(server: Server) -> None:
+def test_every_page_answers_with_the_security_headers(server: Serve) -> None:
     for path in ("/", "/hive/0", f"/hive/0/bee/{BEE}", f"/hive/0/bee/{BEE}/live",
                  f"/hive/0/bee/{BEE}/entry/3", "/static/horizon.js", "/static/horizon.css",
                  "/nowhere", "/hive/7", f"/hive/0/bee/{BEE}/entry/999"):
@@ -106,7 +69,7 @@ def test_every_page_answers_with_the_security_headers(server: Server) -> None:
     assert server.get("/hive/0/bee/nobody").status_code == 404
 
 
-def test_hostile_text_reaches_the_page_only_escaped(server: Server) -> None:
+def test_hostile_text_reaches_the_page_only_escaped(server: Serve) -> None:
     pages = [server.get(f"/hive/0/bee/{BEE}").text]
     pages += [server.get(f"/hive/0/bee/{BEE}/entry/{seq}").text for seq in (31, 32, 33)]
     for page in pages:
@@ -117,19 +80,19 @@ def test_hostile_text_reaches_the_page_only_escaped(server: Server) -> None:
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in entry_page
 
 
-def test_other_hosts_origins_and_big_bodies_are_refused(server: Server) -> None:
+def test_other_hosts_origins_and_big_bodies_are_refused(server: Serve) -> None:
     assert server.get("/", headers={"Host": "rebound.example"}).status_code == 400
     assert server.get("/", headers={"Host": f"localhost:{server.port}"}).status_code == 200
-    preview = f"{server.base}/hive/0/bee/{BEE}/preview"
+    preview = f"{server.url}/hive/0/bee/{BEE}/preview"
     foreign = httpx.post(preview, data={"budget_net": "3000"},
                          headers={"Origin": "http://elsewhere.example"}, timeout=10)
     assert foreign.status_code == 403
     big = httpx.post(preview, content=b"budget_net=" + b"9" * 100_000,
-                     headers={"Origin": server.base,
+                     headers={"Origin": server.url,
                               "Content-Type": "application/x-www-form-urlencoded"},
                      timeout=10)
     assert big.status_code == 413
-    bad = httpx.post(preview, data={"budget_net": "-5"}, headers={"Origin": server.base},
+    bad = httpx.post(preview, data={"budget_net": "-5"}, headers={"Origin": server.url},
                      timeout=10)
     assert bad.status_code == 400 and "horizon.budget_net" in bad.json()["error"]
     redirect = server.get(f"/hive/0/bee/{BEE}/entry?seq=%233")
@@ -139,9 +102,9 @@ def test_other_hosts_origins_and_big_bodies_are_refused(server: Server) -> None:
     assert server.get(f"/hive/0/bee/{BEE}/entry/3?offset=-1").status_code == 404
 
 
-def test_a_preview_runs_to_its_view_through_http(server: Server) -> None:
-    origin = {"Origin": server.base}
-    asked = httpx.post(f"{server.base}/hive/0/bee/{BEE}/preview", headers=origin,
+def test_a_preview_runs_to_its_view_through_http(server: Serve) -> None:
+    origin = {"Origin": server.url}
+    asked = httpx.post(f"{server.url}/hive/0/bee/{BEE}/preview", headers=origin,
                        data={"budget_net": "1500", "langue": "en"}, timeout=10)
     assert asked.status_code == 202
     job = asked.json()["id"]
@@ -159,9 +122,9 @@ def test_a_preview_runs_to_its_view_through_http(server: Server) -> None:
 
 
 def test_the_live_stream_says_when_handoff_md_is_replaced(
-        server: Server, hive_config: tuple[Path, Path]) -> None:
+        server: Serve, hive_config: tuple[Path, Path]) -> None:
     hive, config = hive_config
-    with httpx.stream("GET", f"{server.base}/hive/0/bee/{BEE}/events", timeout=30) as events:
+    with httpx.stream("GET", f"{server.url}/hive/0/bee/{BEE}/events", timeout=30) as events:
         assert events.headers["content-type"].startswith("text/event-stream")
         lines = events.iter_lines()
         assert next(lines).startswith("retry:")
@@ -193,12 +156,11 @@ def test_serving_nothing_or_off_the_loopback_is_refused(tmp_path: Path,
 
 
 def test_a_taken_port_is_said_and_sigterm_stops_cleanly(
-        server: Server, hive_config: tuple[Path, Path]) -> None:
+        server: Serve, hive_config: tuple[Path, Path]) -> None:
     taken = horizon(hive_config[1], "serve", "--listen", f"127.0.0.1:{server.port}")
     assert taken.returncode == 1 and "Traceback" not in taken.stderr
     assert "cannot listen" in taken.stderr
-    code, err = server.stop()
-    assert code == 0, err
+    assert server.stop() == 0, server.read_output()
 
 
 def test_a_broken_settings_file_is_named_and_the_page_still_serves(
@@ -208,14 +170,14 @@ def test_a_broken_settings_file_is_named_and_the_page_still_serves(
     (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nbudget_net = 'lots'\n",
                                                encoding="utf-8")
     before = tree(hive)
-    running = Server(config)
+    running = Serve(config).started()
     try:
         page = running.get(f"/hive/0/bee/{BEE}")
         assert page.status_code == 200
         assert "budget_net" in page.text and "question 29" in page.text
         assert 'class="bee degraded"' in running.get("/hive/0").text
-        origin = {"Origin": running.base}
-        asked = httpx.post(f"{running.base}/hive/0/bee/{BEE}/preview", headers=origin,
+        origin = {"Origin": running.url}
+        asked = httpx.post(f"{running.url}/hive/0/bee/{BEE}/preview", headers=origin,
                            data={"budget_net": "1500"}, timeout=10).json()
         wait_for(lambda: running.get(f"/preview/{asked['id']}").json()["state"] == "done",
                  "the preview to finish")
