@@ -199,6 +199,13 @@ class Daemon:
 
         return wait_for(seen, f"log event {name}", timeout)
 
+    def wait_written(self, seq: int, bee: str = BEE) -> Event:
+        """The `handoff.written` of `bee` whose up_to reaches `seq`. The loop logs it when
+        the writer thread reports the file: a moment after the file can be seen, so a
+        test that counts log lines after `wait_for_up_to` waits for this first."""
+        return self.wait_event("handoff.written", bee=bee,
+                               where=lambda event: event.get("up_to", 0) >= seq)
+
     def started(self) -> Daemon:
         self.wait_event("daemon.started")
         return self

@@ -225,9 +225,8 @@ def test_settings_are_hot_reloaded_bad_ones_refused_and_sighup_reloads(
     assert handoff(hive) == narrow
 
     # The daemon keeps serving the bee with budget_net = 2000.
-    written = len(daemon.events("handoff.written", BEE))
     append(hive, entry("Étape 11", "fait"))
-    event = daemon.wait_event("handoff.written", bee=BEE, after=written)
+    event = daemon.wait_written(11)
     assert (event["up_to"], event["cap"]) == (11, 11000)
     daemon.assert_alive()
 

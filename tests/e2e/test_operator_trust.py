@@ -297,11 +297,13 @@ def test_one_save_one_reload_one_rejection_and_one_info_line_per_pass(
     daemon.wait_event("config.rejected")
     append(hive, entry("later"), bee=OTHER)
     wait_for_up_to(hive, 3, bee=OTHER)
+    daemon.wait_written(3, OTHER)
     assert len(daemon.events("config.rejected")) == 1, "one broken file, one line"
 
     before = len(daemon.events())
     append(hive, entry("three"), bee=OTHER)
     wait_for_up_to(hive, 4, bee=OTHER)
+    daemon.wait_written(4, OTHER)
     infos = [e for e in daemon.events()[before:] if e["level"] == "info"
              and e.get("bee") == OTHER]
     assert [e["event"] for e in infos] == ["handoff.written"]
