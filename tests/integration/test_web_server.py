@@ -67,6 +67,8 @@ def test_every_page_answers_with_the_security_headers(server: Serve) -> None:
     missing = server.get(f"/hive/0/bee/{BEE}/entry/999")
     assert missing.status_code == 404 and "999" in missing.text
     assert server.get("/hive/0/bee/nobody").status_code == 404
+    assert server.get("/hive/0/bee/nobody/events").status_code == 404
+    assert server.get(f"/hive/9/bee/{BEE}/events").status_code == 404
 
 
 def test_hostile_text_reaches_the_page_only_escaped(server: Serve) -> None:

@@ -32,7 +32,7 @@ from horizon.cli.exits import UserError
 from horizon.cli.web import pages
 from horizon.cli.web.preview import PreviewError, PreviewWorker, preview_settings
 from horizon.core.settings import SettingsError
-from horizon.hive.discovery import HiveError
+from horizon.hive.discovery import HiveError, require_bee
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.store import StateTooNew
 
@@ -158,8 +158,8 @@ class WebView:
     async def events(self, request: Request) -> Response:
         """Server-sent events: `changed` each time the bee's handoff.md is replaced."""
         index, name = _where(request)
-        try:
-            await anyio.to_thread.run_sync(pages.bee_page, self.site, index, name)
+        try:  # the bee exists: its view is not needed (with nothing derived, a replay)
+            await anyio.to_thread.run_sync(require_bee, self.site.hive(index), name)
         except PAGE_ERRORS as error:
             return self.problem(error)
 
