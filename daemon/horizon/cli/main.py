@@ -7,90 +7,25 @@ The marker above tells argcomplete's global shell hook that this command complet
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-import textwrap
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import argcomplete
 
 from horizon import __version__
+from horizon.cli.arguments import (
+    NOW_HELP,
+    USAGE_EXIT,
+    Commands,
+    count,
+    filled,
+    instant,
+    seconds,
+    seq_number,
+)
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
-from horizon.core.entries import parse_ts
-
-WIDTH = 79
-USAGE_EXIT = "bad usage: an unknown option, a missing or malformed argument"
-NOW_HELP = ("the time to compute at, RFC 3339 with offset (2026-07-10T14:03:00+02:00, ...Z) "
-            "or epoch seconds (default: now)")
-
-
-def instant(text: str) -> float:
-    """`--now`: RFC 3339 with offset, or epoch seconds."""
-    value: str | float = text
-    with contextlib.suppress(ValueError):
-        value = float(text)
-    parsed = parse_ts(value)
-    if parsed is None:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an instant (RFC 3339 with offset, or epoch seconds)"
-        )
-    return parsed
-
-
-def seq_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seq (a whole number)") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seq (seqs start at 1)")
-    return value
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("the duration must be positive")
-    return value
-
-
-def _filled(text: str) -> str:
-    """Paragraphs (blank-line separated) wrapped to the help's width."""
-    return "\n\n".join(textwrap.fill(" ".join(paragraph.split()), WIDTH)
-                       for paragraph in textwrap.dedent(text).strip().split("\n\n"))
-
-
-def _epilog(examples: Sequence[str], exits: Mapping[int, str]) -> str:
-    """The examples and the exit codes, in the same layout for every command."""
-    lines = ["examples:", *(f"  {example}" for example in examples), "", "exit codes:"]
-    for code, meaning in exits.items():
-        wrapped = textwrap.wrap(meaning, WIDTH - 5)
-        lines += [f"  {code}  {wrapped[0]}", *(f"     {more}" for more in wrapped[1:])]
-    return "\n".join(lines)
-
-
-class _Commands:
-    """Adds subcommands that all take --config and carry a description, examples and their
-    exit codes."""
-
-    def __init__(self, parser: argparse.ArgumentParser, common: argparse.ArgumentParser):
-        self.common = common
-        self.actions = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                             title="commands")
-
-    def add(self, name: str, summary: str, description: str, examples: Sequence[str],
-            exits: Mapping[int, str]) -> argparse.ArgumentParser:
-        return self.actions.add_parser(
-            name, parents=[self.common], help=summary,
-            description=_filled(f"{summary[0].upper()}{summary[1:]}.\n\n{description}"),
-            epilog=_epilog(examples, {**exits, 2: USAGE_EXIT} if 2 not in exits else exits),
-            formatter_class=argparse.RawDescriptionHelpFormatter)
-
 
 TOP_EPILOG = f"""\
 Run 'horizon COMMAND --help' for a command's arguments, examples and exit codes.
@@ -117,14 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
                              "/etc/horizon/config.json, then the built-in defaults)")
     parser = argparse.ArgumentParser(
         prog="horizon", parents=[common],
-        description=_filled("""
+        description=filled("""
             Keeps a bounded working memory (handoff.md) for every bee of a hive: a view
             derived from the bee's journal, which is never rewritten."""),
         epilog=TOP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-V", "--version", action="version", version=f"horizon {__version__}",
                         help="print the version and exit")
-    commands = _Commands(parser, common)
+    commands = Commands(parser, common)
     _view_commands(commands)
     _recall_commands(commands)
     _hive_commands(commands)
@@ -133,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _view_commands(commands: _Commands) -> None:
+def _view_commands(commands: Commands) -> None:
     render = commands.add(
         "render", "print a bee's current view, exactly the text of its handoff.md",
         """With no derived state yet, the view is computed in memory from the journal.
@@ -217,21 +152,7 @@ def _view_commands(commands: _Commands) -> None:
     check.add_argument("--strict", action="store_true", help="exit 1 on an audit warning too")
 
 
-def count(low: int, high: int | None = None) -> Callable[[str], int]:
-    """A whole number from `low` (to `high`), as an argument type."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low or (high is not None and value > high):
-            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range: {bounds}")
-        return value
-    return parse
-
-
-def _recall_commands(commands: _Commands) -> None:
+def _recall_commands(commands: Commands) -> None:
     show = commands.add(
         "show", "print entries of a bee's whole history by seq (recall)",
         """Finds each entry in the journal and its archives by its seq, the number every
@@ -302,7 +223,7 @@ def _recall_commands(commands: _Commands) -> None:
     mcp.add_argument("bee", metavar="BEE", help="the bee whose history the tools read")
 
 
-def _hive_commands(commands: _Commands) -> None:
+def _hive_commands(commands: Commands) -> None:
     rebuild = commands.add(
         "rebuild", "rebuild derived state from the journal, manifest and flags",
         """Recomputes HIVE/horizon/BEE/ (state.json, handoff.md) from the whole history,
@@ -360,7 +281,7 @@ def _hive_commands(commands: _Commands) -> None:
     adopt.add_argument("bee", metavar="BEE", help="the bee's name")
 
 
-def _service_commands(commands: _Commands) -> None:
+def _service_commands(commands: Commands) -> None:
     run = commands.add(
         "run", "the daemon, in the foreground",
         """Takes the lock of every hive listed in config.json's "hives", brings every bee
@@ -407,7 +328,7 @@ def _service_commands(commands: _Commands) -> None:
                               "(bees/BEE.toml)")
 
 
-def _web_commands(commands: _Commands) -> None:
+def _web_commands(commands: Commands) -> None:
     serve = commands.add(
         "serve", "a read-only web view of the hives, each bee's zones and view",
         """Serves a page over the derived files and journals (the daemon need not run):
