@@ -186,3 +186,27 @@ def test_a_broken_settings_file_is_named_and_the_page_still_serves(
     finally:
         running.stop()
     assert tree(hive) == before  # pages, the stream and a preview wrote nothing
+
+
+def test_bidi_and_control_characters_never_reach_a_page_raw(tmp_path: Path) -> None:
+    metadata = {"from": "ap\u200fi", "id": "i\u202ed"}
+    hive = make_hive(tmp_path, [entry("q\u202eq", "a\u2066a", kind="t\u202ey\x1bpe",
+                                      tool="to\u202eol\nx", **metadata)])
+    config = write_config(tmp_path, hive)
+    assert horizon(config, "rebuild", hive).returncode == 0
+    (hive / "bees").mkdir()
+    # TOML's own escapes: the key holds a bidi override and an ESC once read.
+    (hive / "bees" / f"{BEE}.toml").write_text('[horizon]\n"k\\u202ey\\u001b[2J" = 1\n',
+                                               encoding="utf-8")
+    running = Serve(config).started()
+    try:
+        pages = {path: running.get(path).text for path in
+                 ("/hive/0", f"/hive/0/bee/{BEE}", f"/hive/0/bee/{BEE}/entry/1",
+                  f"/hive/0/bee/{BEE}/live", f"/hive/0/bee/{BEE}/entry/9")}
+    finally:
+        running.stop()
+    for path, page in pages.items():
+        for char in ("\u202e", "\u2066", "\u200f", "\x1b"):
+            assert char not in page, (path, repr(char))
+    assert "\\u202e" in pages["/hive/0"]  # the rejected key, named with its escape
+    assert "tool" in pages[f"/hive/0/bee/{BEE}/entry/1"]

@@ -29,9 +29,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from horizon.cli.exits import UserError
+from horizon.cli.safe_text import printable
 from horizon.cli.web import pages
 from horizon.cli.web.preview import PreviewError, PreviewWorker, preview_settings
 from horizon.core.settings import SettingsError
+from horizon.core.text import flatten
 from horizon.hive.discovery import HiveError, require_bee
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.store import StateTooNew
@@ -60,6 +62,11 @@ def templates() -> jinja2.Environment:
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["thousands"] = lambda number: f"{number:,}".replace(",", " ")
+    # Hostile text stays inert once escaped, but a bidi control would still reorder how a
+    # line reads: messages show control characters as escapes, metadata is flattened as
+    # the view flattens it.
+    env.filters["inert"] = printable
+    env.filters["flat"] = flatten
     return env
 
 
