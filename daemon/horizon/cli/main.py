@@ -7,6 +7,7 @@ The marker above tells argcomplete's global shell hook that this command complet
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -359,8 +360,8 @@ def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
         "render": view.render,
         "show": recall.show,
         "search": recall.search,
-        "mcp": _mcp,
-        "serve": _serve,
+        "mcp": _with_extra("horizon.cli.mcp_server", "mcp", "the MCP server"),
+        "serve": _with_extra("horizon.cli.web.serve", "web", "the web view"),
         "rebuild": operate.rebuild,
         "status": status.command,
         "top": _top,
@@ -381,22 +382,18 @@ def _top(args: argparse.Namespace) -> int:
     return top.command(args)
 
 
-def _mcp(args: argparse.Namespace) -> int:
-    try:
-        from horizon.cli import mcp_server
-    except ImportError as error:
-        raise UserError(f"the MCP server needs the mcp extra ({error.name} is missing): "
-                        "pip install 'horizon[mcp]'") from None
-    return mcp_server.command(args)
-
-
-def _serve(args: argparse.Namespace) -> int:
-    try:
-        from horizon.cli.web import serve
-    except ImportError as error:
-        raise UserError(f"the web view needs the web extra ({error.name} is missing): "
-                        "pip install 'horizon[web]'") from None
-    return serve.command(args)
+def _with_extra(module: str, extra: str, what: str
+                ) -> Callable[[argparse.Namespace], int]:
+    """A command whose module needs an optional extra: its absence said in one line."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError as error:
+            raise UserError(f"{what} needs the {extra} extra ({error.name} is missing): "
+                            f"pip install 'horizon[{extra}]'") from None
+        command: Callable[[argparse.Namespace], int] = loaded.command
+        return command(args)
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
