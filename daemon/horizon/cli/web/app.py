@@ -32,7 +32,7 @@ from horizon.cli.exits import UserError
 from horizon.cli.safe_text import printable
 from horizon.cli.web import pages
 from horizon.cli.web.preview import PreviewError, PreviewWorker, preview_settings
-from horizon.core.settings import SettingsError
+from horizon.core.settings import Effective, SettingsError
 from horizon.core.text import flatten
 from horizon.hive.discovery import HiveError, require_bee
 from horizon.hive.durable import JournalError, StoreError
@@ -139,8 +139,8 @@ class WebView:
     @_guarded
     def bee(self, request: Request) -> Response:
         index, name = _where(request)
-        return self.page("bee.html", view=pages.bee_page(self.site, index, name),
-                         keys=preview_defaults(self.site, index, name))
+        view = pages.bee_page(self.site, index, name)
+        return self.page("bee.html", view=view, keys=preview_defaults(view.effective))
 
     @_guarded
     def live(self, request: Request) -> Response:
@@ -195,10 +195,11 @@ class WebView:
         form = {key: str(value) for key, value in (await request.form()).items()}
 
         def submit() -> dict[str, Any]:
-            view = pages.bee_page(self.site, index, name)
-            assert view.effective is not None
-            settings = preview_settings(view.effective, form)
-            return self.worker.submit(view.hive, view.bee, settings).report()
+            hive = self.site.hive(index)
+            bee = require_bee(hive, name)
+            effective, _ = pages.bee_settings(self.site, hive, bee)
+            settings = preview_settings(effective, form)
+            return self.worker.submit(hive, bee, settings).report()
 
         try:
             report = await anyio.to_thread.run_sync(submit)
@@ -262,9 +263,8 @@ def build_app(site: pages.Site, allowed_hosts: list[str]) -> Starlette:
     return app
 
 
-def preview_defaults(site: pages.Site, index: int, bee: str) -> dict[str, Any]:
+def preview_defaults(effective: Effective) -> dict[str, Any]:
     """The form's starting values: the bee's settings as they are."""
-    effective, _ = pages.bee_settings(site, site.hive(index), bee)
     settings = effective.horizon
     return {"budget_net": settings.budget_net, "budget_condense": settings.budget_condense,
             "budget_recit": settings.budget_recit, "plancher_phare": settings.plancher_phare,

@@ -120,8 +120,8 @@ class BeePage:
     summary: dict[str, Any]
     bars: list[Bar]
     derived: bool
+    effective: Effective  # the bee's settings now (the view may predate them)
     warnings: list[str] = field(default_factory=list)
-    effective: Effective | None = None
 
     @property
     def entries(self) -> list[dict[str, Any]]:
@@ -171,8 +171,8 @@ def bee_page(site: Site, index: int, bee_name: str) -> BeePage:
         warnings.append("handoff.md differs from the derived state (a write in progress?): "
                         "the text below is the file's")
     return BeePage(index, hive, bee, on_disk if on_disk is not None else view.text,
-                   view.summary, view_bars(view, made_with), on_disk is not None, warnings,
-                   effective)
+                   view.summary, view_bars(view, made_with), on_disk is not None, effective,
+                   warnings)
 
 
 def handoff_signature(site: Site, index: int, bee: str) -> tuple[int, int, int] | None:
