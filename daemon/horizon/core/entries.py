@@ -36,8 +36,6 @@ class _WireEntry(msgspec.Struct):
     phare: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-
-
 class Entry(msgspec.Struct, frozen=True, kw_only=True,
             rename={"instant": "ts", "sender": "from", "writer_id": "id"}):
     """An accepted exchange, addressed by its seq.

@@ -49,6 +49,11 @@ _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
 SegmentRead = Generator[Entry | Rejection, None, tuple[int, int, bytes | None, bool]]
 
 
+def _last_line(block: bytes) -> bytes:
+    """The last line of a block of whole lines, without its newline."""
+    return block[block.rfind(b"\n", 0, len(block) - 1) + 1:-1]
+
+
 def _after_objects(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
     """Where the `taken`-th line opening an object ends in `block`, and that line."""
     end = block_end - len(block)
@@ -296,8 +301,8 @@ class JournalReader:
                 assert block is not None
                 self._seq += len(entries)
                 yield from entries
-                end, lines, stopped = block_end, lines + len(entries), False
-                last = block[block.rfind(b"\n", 0, len(block) - 1) + 1:-1]
+                end, lines, last, stopped = (block_end, lines + len(entries),
+                                             _last_line(block), False)
             else:
                 assert block is not None
                 end, lines, last, stopped = yield from self._timed(
@@ -323,8 +328,7 @@ class JournalReader:
             if time.monotonic() >= self._deadline and index + 1 < len(records):
                 end, line = _after_objects(block, block_end, index + 1)
                 return end, lines + index + 1, line, True
-        return (block_end, lines + len(records),
-                block[block.rfind(b"\n", 0, len(block) - 1) + 1:-1],
+        return (block_end, lines + len(records), _last_line(block),
                 time.monotonic() >= self._deadline)
 
     def _each_line(self, raws: Sequence[bytes | None], end: int, lines: int,
