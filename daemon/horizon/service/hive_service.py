@@ -321,11 +321,12 @@ class HiveService:
                 if outcome.committed:
                     runtime.passes += 1
                     runtime.last_pass = time.time()
-                if self.metrics is not None and outcome.committed:
-                    settings = runtime.effective.horizon if runtime.effective else DEFAULTS
-                    self.metrics.record_pass(str(self.hive), runtime.name, settings, outcome,
-                                             time.perf_counter() - started,
-                                             isinstance(given, ModelResult))
+                    if self.metrics is not None:
+                        settings = (runtime.effective.horizon if runtime.effective
+                                    else DEFAULTS)
+                        self.metrics.record_pass(str(self.hive), runtime.name, settings,
+                                                 outcome, time.perf_counter() - started,
+                                                 isinstance(given, ModelResult))
             self._offer_to_models(runtime, engine, given, outcome)
         return outcome
 
