@@ -31,7 +31,12 @@ from starlette.staticfiles import StaticFiles
 from horizon.cli.exits import UserError
 from horizon.cli.safe_text import printable
 from horizon.cli.web import pages
-from horizon.cli.web.preview import PreviewError, PreviewWorker, preview_settings
+from horizon.cli.web.preview import (
+    PreviewError,
+    PreviewWorker,
+    ascii_digits,
+    preview_settings,
+)
 from horizon.core.settings import Effective, SettingsError
 from horizon.core.text import flatten
 from horizon.hive.discovery import HiveError, require_bee
@@ -157,7 +162,7 @@ class WebView:
     def open_seq(self, request: Request) -> Response:
         index, name = _where(request)
         text = request.query_params.get("seq", "").strip().lstrip("#")
-        if not _digits(text) or len(text) > 19:
+        if not ascii_digits(text) or len(text) > 19:
             return self.problem(
                 UserError(f"a seq is a whole number from 1, got {text[:20]!r}"), 400)
         return RedirectResponse(f"/hive/{index}/bee/{name}/entry/{int(text)}", 303)
@@ -279,12 +284,6 @@ def same_origin(request: Request) -> bool:
     return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
 
 
-def _digits(text: str) -> bool:
-    """ASCII digits only: str.isdigit() also takes '²' or '①', on which int() raises
-    (a 500 and a traceback instead of the page saying what it wanted)."""
-    return text.isascii() and text.isdigit()
-
-
 class _Number(IntegerConvertor):
     """A path's number in at most 19 digits: Starlette's int convertor matches any
     length, and int() refuses over 4300 digits (a 500 and a traceback); longer is no page."""
@@ -296,6 +295,6 @@ register_url_convertor("number", _Number())
 
 
 def _count(text: str, name: str) -> int:
-    if not _digits(text) or len(text) > 12:
+    if not ascii_digits(text) or len(text) > 12:
         raise UserError(f"{name} must be a whole number, got {text[:20]!r}")
     return int(text)

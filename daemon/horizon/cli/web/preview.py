@@ -46,6 +46,12 @@ class PreviewError(Exception):
     """A preview that cannot be asked for: bad settings, too many waiting."""
 
 
+def ascii_digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' or '①', on which int() raises
+    (a 500 and a traceback instead of the page saying what it wanted)."""
+    return text.isascii() and text.isdigit()
+
+
 def preview_settings(effective: Effective, form: Mapping[str, str]) -> Effective:
     """The bee's settings with the form's values on top, checked as a settings file's
     (a budget out of range, a cap under the minimum: SettingsError naming the key)."""
@@ -55,8 +61,7 @@ def preview_settings(effective: Effective, form: Mapping[str, str]) -> Effective
         if not raw:
             continue
         if key.startswith("budget_"):
-            # ASCII and short: int() raises on '²' and past 4300 digits (a 500, a traceback).
-            if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
+            if not ascii_digits(raw) or len(raw) > 12:  # int() raises past 4300 digits
                 raise SettingsError("preview", f"horizon.{key}", f"expected a whole number, "
                                     f"got {raw[:40]!r}")
             values[key] = int(raw)
