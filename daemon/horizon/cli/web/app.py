@@ -32,6 +32,7 @@ from horizon.cli.exits import UserError
 from horizon.cli.safe_text import printable
 from horizon.cli.web import pages
 from horizon.cli.web.preview import (
+    PREVIEW_KEYS,
     PreviewError,
     PreviewWorker,
     ascii_digits,
@@ -270,10 +271,7 @@ def build_app(site: pages.Site, allowed_hosts: list[str]) -> Starlette:
 
 def preview_defaults(effective: Effective) -> dict[str, Any]:
     """The form's starting values: the bee's settings as they are."""
-    settings = effective.horizon
-    return {"budget_net": settings.budget_net, "budget_condense": settings.budget_condense,
-            "budget_recit": settings.budget_recit, "plancher_phare": settings.plancher_phare,
-            "actif": settings.actif, "langue": settings.langue}
+    return {key: getattr(effective.horizon, key) for key in PREVIEW_KEYS}
 
 
 def same_origin(request: Request) -> bool:
