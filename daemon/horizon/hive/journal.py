@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import overload
 
 import msgspec
 
@@ -66,9 +65,6 @@ def segment_paths(window: Path, bee: str, recorded: list[str]) -> list[Path]:
     return paths
 
 
-SkipBlock = Callable[[bytes], "int | None"]
-
-
 def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
                 under: Path | None = None) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset`, a block at a time: (bytes of whole lines, each ending
@@ -114,36 +110,13 @@ def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None 
         os.close(fd)
 
 
-@overload
 def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None, skip: None = None
-               ) -> Iterator[tuple[bytes | None, int]]: ...
-
-
-@overload
-def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None, *, skip: SkipBlock
-               ) -> Iterator[tuple[bytes | int | None, int]]: ...
-
-
-def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-               under: Path | None = None, skip: SkipBlock | None = None
-               ) -> Iterator[tuple[bytes | int | None, int]]:
-    """Complete lines from `offset`: (bytes without `\n`, or None when too long; end offset).
-
-    `skip` is shown each block of complete lines read at once (none of them too long);
-    when it answers a count, the block is passed over whole and that count is yielded in
-    place of its lines.
-    """
+               under: Path | None = None) -> Iterator[tuple[bytes | None, int]]:
+    """Complete lines from `offset`: (bytes without `\n`, or None when too long; end offset)."""
     for block, end in read_blocks(path, offset, max_line_bytes, limit, under):
         if block is None:
             yield None, end
             continue
-        if skip is not None and len(block) <= max_line_bytes:
-            count = skip(block)
-            if count is not None:
-                yield count, end
-                continue
         base = end - len(block)
         start = 0
         while (newline := block.find(b"\n", start)) >= 0:

@@ -23,7 +23,6 @@ from horizon.hive.durable import JournalError
 from horizon.hive.journal import (
     TAIL_BYTES,
     Checkpoint,
-    SkipBlock,
     hash_tail,
     is_blank,
     line_hash,
@@ -349,11 +348,8 @@ class JournalReader:
             if self._reserved:
                 yield from self._emit_reserved()
             lines += 1
-            self._seq += 1
-            if raw is None:
-                yield too_long(self._seq, self.max_line_bytes)
-            else:
-                yield self._record_of(self._seq, raw)
+            if (record := self._record(raw)) is not None:
+                yield record
             if self._spent(spent_before + end):
                 return end, lines, last, True
         return end, lines, last, False
@@ -374,31 +370,23 @@ class JournalReader:
         """A reading for recall: a line at a time, so `keep`, `keep_block` and
         `raw_wanted` see each one (and whole blocks can be passed over)."""
         end, lines, last = start, 0, None
-        skip = self._skip if self.keep_block is not None and (
-            self.slice_bytes is None and self.slice_s is None) else None
-        for raw, line_end in self._lines(path, start, limit, skip):
-            end = line_end
-            last = raw if isinstance(raw, bytes) else None
-            if isinstance(raw, int):
-                lines += raw  # a block passed over: its lines only take their seqs
-                self._seq += raw
+        passing = self.keep_block is not None and (
+            self.slice_bytes is None and self.slice_s is None)
+        for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
+                                            self.hive):
+            if (passing and block is not None and len(block) <= self.max_line_bytes
+                    and (count := self._skip(block)) is not None):
+                lines += count  # a block passed over: its lines only take their seqs
+                self._seq += count
+                end, last = block_end, None
                 continue
-            if raw is not None and is_blank(raw):
-                continue
-            if self._reserved:
-                yield from self._emit_reserved()
-            lines += 1
-            if (record := self._record(raw)) is not None:
-                yield record
-            if self._spent(done + end - start):
+            raws: Sequence[bytes | None] = [None] if block is None else (
+                block.split(b"\n")[:-1])
+            end, lines, last, stopped = yield from self._each_line(
+                raws, block_end - len(block or b""), lines, last, done - start)
+            if stopped:
                 return end, lines, last, True
         return end, lines, last, False
-
-    def _lines(self, path: Path, start: int, limit: int | None, skip: SkipBlock | None
-               ) -> Iterator[tuple[bytes | int | None, int]]:
-        if skip is None:
-            return read_lines(path, start, self.max_line_bytes, limit, self.hive)
-        return read_lines(path, start, self.max_line_bytes, limit, self.hive, skip=skip)
 
     def _skip(self, block: bytes) -> int | None:
         """The seqs a block of complete lines takes, when it can be passed over whole: no
