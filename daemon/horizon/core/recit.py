@@ -128,12 +128,17 @@ _cached_key = functools.lru_cache(maxsize=4096)(_key)
 def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
     """The quotes of a fold, in seq order, each merged with the same words heard before
     and placed at its newest seq; only the newest quotes that `keep_chars` can hold stay
-    (no view could show more). Keeping the newest suffix gives the same quotes whatever
-    the batches were: what a later fold moves to the end only makes room."""
+    (no view could show more). What leaves is chosen after each quote, as a fold of that
+    quote alone would: the quotes kept are the same whatever the batches were (a quote's
+    size can shrink when its seqs are forgotten, so choosing once at the end could keep
+    one that an earlier fold had let go)."""
     if not quotes:
         return recit
     heard = dict(recit.heard)
     held = {quote_key(quote.text): quote for quote in recit.paroles}  # one per key
+    sizes = {False: 0, True: 0}  # of the standing quotes held, and of the passing ones
+    for quote in held.values():
+        sizes[quote.passing] += quote_size(quote)
     for quote in quotes:
         key = quote_key(quote.text)
         before = heard.get(key)
@@ -146,15 +151,22 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
         heard[key] = now  # the most recently heard last
         if len(heard) > HEARD_MAX:  # one at a time, so batches do not matter
             del heard[next(iter(heard))]
-        held.pop(key, None)  # said again: it moves to its newest seq
-        held[key] = Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
-                          quote.passing)
-    paroles = list(held.values())
-    kept = {id(quote) for passing in (False, True)
-            for quote in newest_within([q for q in paroles if q.passing == passing],
-                                       keep_chars)}
-    return msgspec.structs.replace(
-        recit, paroles=tuple(quote for quote in paroles if id(quote) in kept), heard=heard)
+        said = held.pop(key, None)  # said again: it moves to its newest seq
+        if said is not None:
+            sizes[said.passing] -= quote_size(said)
+        added = Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
+                      quote.passing)
+        held[key] = added
+        sizes[added.passing] += quote_size(added)
+        # The oldest of its kind leave until the rest fit: the newest that fit stay.
+        for old_key in [*held] if sizes[added.passing] > keep_chars else ():
+            if sizes[added.passing] <= keep_chars:
+                break
+            old = held[old_key]
+            if old.passing == added.passing:
+                del held[old_key]
+                sizes[old.passing] -= quote_size(old)
+    return msgspec.structs.replace(recit, paroles=tuple(held.values()), heard=heard)
 
 
 def newest_within(quotes: list[Quote], room: int) -> list[Quote]:
