@@ -22,7 +22,7 @@ from horizon.core.entries import INSTANT_CHARS, LATEST, Entry, format_instant
 from horizon.core.labels import ENGLISH, FRENCH, Labels
 from horizon.core.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
 from horizon.core.settings import HorizonSettings
-from horizon.core.text import flatten, named_paths
+from horizon.core.text import clean, flatten, named_paths
 from horizon.core.truncation import _FAILURE, Truncation, reports_failure
 from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zones import (
@@ -56,6 +56,14 @@ def test_paths_matched_word_by_word_are_those_of_the_whole_text(text: str) -> No
 @given(word_texts)
 def test_the_failure_filter_agrees_with_the_failure_words(text: str) -> None:
     assert reports_failure(text) == (_FAILURE.search(text) is not None)
+
+
+@given(word_texts | st.text() | st.lists(st.sampled_from([" ", "  ", "a", "é", "\u00a0", "\u3000",
+                                                         "\x1c", "\t"])).map("".join))
+def test_a_printable_text_flattens_as_any_other(text: str) -> None:
+    """flatten's shortcut for one-line printable texts: breaks and runs of any whitespace
+    become single spaces, as splitting the cleaned text on whitespace does."""
+    assert flatten(text) == " ".join(clean(text).split())
 
 
 items = st.builds(

@@ -97,6 +97,8 @@ def heading_size(item: Item, labels: Labels) -> int:
 def quoted_size(text: str) -> int:
     """The characters quoted_lines(text) takes, each line with its newline: every line
     gains the two-character prefix, an empty one only `>`."""
+    if text.isprintable():  # one line, nothing to clean
+        return len(text) + 3 if text else 2
     cleaned = clean(text)
     lines = cleaned.split("\n")
     return len(cleaned) + 2 * len(lines) + 1 - lines.count("")
@@ -106,14 +108,22 @@ def exchange_size(item: Item, answer_label: str, labels: Labels, answer: str | N
                   question: str | None = None) -> int:
     """len(exchange_block(...)) by arithmetic: zones measure every exchange they take in,
     and most of them leave before anything renders them."""
-    question = item.question if question is None else question
     answer = item.answer if answer is None else answer
+    return head_size(item, labels, question) + answer_size(answer_label, answer)
+
+
+def head_size(item: Item, labels: Labels, question: str | None = None) -> int:
+    """What an exchange's block takes besides its answer: the heading, the question, the
+    closing blank line. An exchange leaving net pays it again in condensé."""
+    question = item.question if question is None else question
     size = heading_size(item, labels) + 1 + 1
     if question:
         size += len(labels.question) + 1 + quoted_size(question)
-    if answer:
-        size += len(answer_label) + 1 + quoted_size(answer)
     return size
+
+
+def answer_size(answer_label: str, answer: str) -> int:
+    return len(answer_label) + 1 + quoted_size(answer) if answer else 0
 
 
 def exchange_block(item: Item, answer_label: str, labels: Labels, answer: str | None = None,

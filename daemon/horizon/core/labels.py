@@ -19,7 +19,9 @@ NEXT = "Prochaine étape"
 SECTIONS = (MISSION, DECISIONS, FILES, ERRORS, PAROLES, WORK, NEXT)
 
 
-@dataclass(frozen=True)
+# One instance per language: compared and hashed by identity, as the zones' caches key on
+# it at every step (a field-by-field hash of thirty strings each time cost more).
+@dataclass(frozen=True, eq=False)
 class Labels:
     language: str
     question: str

@@ -34,6 +34,9 @@ def clean(text: str) -> str:
 
 def flatten(text: str) -> str:
     """One line: breaks and runs of whitespace become single spaces."""
+    if text.isprintable() and "  " not in text:
+        # The only whitespace a printable text holds is the plain space.
+        return text.strip(" ")
     return " ".join(clean(text).split())
 
 

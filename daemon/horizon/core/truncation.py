@@ -9,7 +9,7 @@ they came in.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -235,16 +235,31 @@ def learn(facts: Facts, item: Item, index: int, ligne_max: int) -> Facts:
     if not item.tool and item.type != TOOL and _gist(item):
         tasks = [*tasks, Fact(item.seq, index, cut(f"{_label(item)} : {_gist(item)}",
                                                    ligne_max))][-TASKS:]
-    next_step = facts.next
-    if (stated := signals.next_step) is not None:
-        next_step = Fact(item.seq, index, cut(f"#{item.seq} {stated}", ligne_max))
-    elif (item.type == CONVERSATION and item.lighthouse and item.question.strip()
-          and not is_question(item.question) and ticket_ids(item.question)):
-        asker = item.sender or "apicultrice"
-        next_step = Fact(item.seq, index, cut(f"#{item.seq} {asker} : "
-                                              f"{flatten(item.question)}", ligne_max))
+    next_step = next_fact(item, signals.next_step, index, ligne_max) or facts.next
     return Facts(tuple(files), tuple(errors), tuple(decisions), tuple(tickets), tuple(tasks),
                  next_step)
+
+
+def next_fact(item: Item, stated: str | None, index: int, ligne_max: int) -> Fact | None:
+    """The next step an entry gives (`stated`: the one its answer states), or None: then
+    the one before it stands."""
+    if stated is not None:
+        return Fact(item.seq, index, cut(f"#{item.seq} {stated}", ligne_max))
+    if (item.type == CONVERSATION and item.lighthouse and item.question.strip()
+            and not is_question(item.question) and ticket_ids(item.question)):
+        asker = item.sender or "apicultrice"
+        return Fact(item.seq, index, cut(f"#{item.seq} {asker} : {flatten(item.question)}",
+                                         ligne_max))
+    return None
+
+
+def learn_all(facts: Facts, folded: int, batch: Iterable[Item], ligne_max: int
+              ) -> tuple[Facts, int]:
+    """The facts after `batch`, folded in turn after `folded` entries, and their count."""
+    for item in batch:
+        folded += 1
+        facts = learn(facts, item, folded, ligne_max)
+    return within_window(facts, folded), folded
 
 
 def fixes(item: Item, paths: tuple[str, ...], failure: Fact) -> bool:
@@ -327,11 +342,6 @@ class Truncation:
         return Folded(self.fold_recit(recit, batch), LEVEL)
 
     def fold_recit(self, recit: Recit, batch: Sequence[Item]) -> Recit:
-        facts = recit.facts
-        folded = recit.folded
-        for item in batch:
-            folded += 1
-            facts = learn(facts, item, folded, self.ligne_max)
-        facts = within_window(facts, folded)
+        facts, folded = learn_all(recit.facts, recit.folded, batch, self.ligne_max)
         return msgspec.structs.replace(recit, sections=sections_of(facts), facts=facts,
                                        folded=folded)

@@ -16,13 +16,21 @@ from typing import Protocol
 
 import msgspec
 
-from horizon.core.blocks import Item, condensed_size, net_overhead, net_size
+from horizon.core.blocks import (
+    Item,
+    answer_size,
+    condensed_label,
+    condensed_size,
+    head_size,
+    net_overhead,
+)
+from horizon.core.deferred import Deferred, lighthouse_quotes
 from horizon.core.entries import Entry, Rejection
-from horizon.core.recit import Line, Quote, Recit, add_quotes
+from horizon.core.recit import Line, Recit, add_quotes
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION, Summarizer
 from horizon.core.text import cut, flatten
-from horizon.core.truncation import Truncation, is_passing_word, signals_of
+from horizon.core.truncation import Truncation, signals_of
 from horizon.core.turns import append_turns
 
 CONVERSATION = "conversation"
@@ -63,7 +71,8 @@ class Context:
     """What a step depends on besides the zones: all of it passed in, nothing read.
 
     `upgrades` is set when model levels stand above truncation: evicted answers are then
-    kept whole for them, and folds go through it.
+    kept whole for them, and folds go through it. `deferred` (truncation alone) leaves
+    the text work to the end of the pass: whoever sets it calls `settle` then.
     """
 
     bee: str
@@ -72,6 +81,7 @@ class Context:
     now: float
     mission: str | None = None
     upgrades: Upgrades | None = None
+    deferred: Deferred | None = None
 
 
 @dataclass
@@ -124,19 +134,44 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
     item = Item(
         seq=record.seq, instant=record.instant, type=record.type, question=record.question,
         answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
-        writer_id=record.writer_id, content=content_hash(record),
+        writer_id=record.writer_id,
+        content=content_hash(record) if ctx.deferred is None else "",  # if held: `settle`
     )
-    item.chars = net_size(item, ctx.settings.labels)
+    labels = ctx.settings.labels
+    head = head_size(item, labels)
+    item.chars = head + answer_size(labels.answer, item.answer)
+    if ctx.deferred is not None:
+        ctx.deferred.heads[item.seq] = head  # what condensé pays for it again
     zones.net.append(item)
     zones.net_chars += item.chars
     _evict(zones, ctx, changes)
 
 
-def content_hash(entry: Entry) -> str:
+def content_hash(entry: Entry | Item) -> str:
     """The identity of an exchange's text, whatever its seq: what the model cache keys on."""
     # Each part ends with a NUL, so no two exchanges share the hashed bytes.
     text = f"{entry.type}\0{entry.tool or ''}\0{entry.question}\0{entry.answer}\0"
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def settle(zones: Zones, ctx: Context) -> None:
+    """The text work a pass with `ctx.deferred` left: the held exchanges' signals and
+    hashes, and the récit of what it folded."""
+    deferred = ctx.deferred
+    if deferred is None:
+        return
+    for item in zones.net:
+        if not item.content:
+            item.content = content_hash(item)
+    for item in zones.condense:
+        if item.signals is None:
+            whole = deferred.whole(item)
+            item.signals = signals_of(whole)
+            item.content = content_hash(whole)
+    recit = deferred.compose(zones.recit, ctx.settings)
+    if recit is not None:
+        zones.recit, zones.recit_level = recit, TRUNCATION
+    deferred.clear()  # settled: a second call finds nothing owed
 
 
 def sweep(zones: Zones, ctx: Context) -> Changes:
@@ -150,8 +185,9 @@ def sweep(zones: Zones, ctx: Context) -> Changes:
 def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     settings = ctx.settings
     net = zones.net
-    if settings.plancher_phare == "net" or has_aged(zones, settings, ctx.now):
-        leaving = _leaving_by_rule(zones, ctx, _oldest_allowed(settings, ctx.now))
+    oldest_allowed = _oldest_allowed(settings, ctx.now)
+    if settings.plancher_phare == "net" or _aged_in_net(zones, ctx, oldest_allowed):
+        leaving = _leaving_by_rule(zones, ctx, oldest_allowed)
     else:
         # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
         # over budget, which costs what leaves rather than all that net holds.
@@ -163,6 +199,8 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
         leaving = net[:count]
         del net[:count]
         zones.net_chars -= sum(item.chars for item in leaving)
+    if ctx.deferred is not None and settings.plancher_phare != "net":
+        ctx.deferred.unaged_at = ctx.now  # every aged exchange but the last left net
     if not leaving:
         return
     for item in sorted(leaving, key=lambda item: item.seq):
@@ -179,6 +217,15 @@ def has_aged(zones: Zones, settings: HorizonSettings, now: float) -> bool:
     """Whether an exchange of net other than the last is older than `age_net_heures`."""
     older = zones.net[:-1]
     return bool(older) and min(map(_INSTANT, older)) < _oldest_allowed(settings, now)
+
+
+def _aged_in_net(zones: Zones, ctx: Context, oldest_allowed: float) -> bool:
+    """has_aged, looking only at the exchange that joined net's older ones since the last
+    eviction at the same `now`, when that one left none of them aged."""
+    if ctx.deferred is not None and ctx.deferred.unaged_at == ctx.now:
+        net = zones.net
+        return len(net) > 1 and net[-2].instant < oldest_allowed
+    return has_aged(zones, ctx.settings, ctx.now)
 
 
 def _oldest_allowed(settings: HorizonSettings, now: float) -> float:
@@ -225,12 +272,19 @@ def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[
 
 
 def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
-    item.signals = signals_of(item)  # the whole answer is still here
+    if ctx.deferred is None:
+        item.signals = signals_of(item)  # the whole answer is still here
+    else:
+        ctx.deferred.answers[item.seq] = item.answer  # read if it stays long enough
     condensed = ctx.summarizer.condense(item)
     item.answer = condensed.text
     item.source = condensed.level
     item.whole = condensed.whole
-    item.chars = condensed_size(item, ctx.settings.labels)
+    labels = ctx.settings.labels
+    head = ctx.deferred.heads.pop(item.seq, None) if ctx.deferred is not None else None
+    if head is None:
+        head = head_size(item, labels)
+    item.chars = head + answer_size(condensed_label(item, labels), item.answer)
     if not zones.condense or zones.condense[-1].seq < item.seq:
         zones.condense.append(item)  # the usual case: evicted after all it holds
     else:
@@ -298,6 +352,9 @@ def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
     what to show until they have folded it.
     """
     before = zones.recit
+    if ctx.deferred is not None:
+        ctx.deferred.fold(before, batch, ctx.settings)  # the récit is composed by `settle`
+        return
     if ctx.upgrades is not None:
         zones.recit, zones.recit_level = ctx.upgrades.fold(before, batch, ctx,
                                                            zones.first_lighthouse)
@@ -318,11 +375,6 @@ def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncatio
     return compose_recit(before, None, batch, ctx, first_lighthouse, truncation)
 
 
-def _quotes(batch: list[Item]) -> list[Quote]:
-    return [Quote(item.seq, item.question, passing=is_passing_word(item.question))
-            for item in batch if item.lighthouse and item.question.strip()]
-
-
 def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
                   batch: list[Item], ctx: Context, first_lighthouse: str | None,
                   truncation: Truncation | None = None) -> Recit:
@@ -333,7 +385,7 @@ def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
     learnt = (truncation or Truncation(ctx.settings.ligne_max)).fold_recit(before, batch)
     if sections is not None:
         learnt = msgspec.structs.replace(learnt, sections=sections)
-    return add_quotes(learnt, _quotes(batch), ctx.settings.budget_recit)
+    return add_quotes(learnt, lighthouse_quotes(batch), ctx.settings.budget_recit)
 
 
 def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:

@@ -21,12 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
 from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.core.upgrades import take_condensed, take_folded
-from horizon.core.zones import Changes, has_aged, sweep
+from horizon.core.zones import Changes, has_aged, settle, sweep
 from horizon.engine.stepping import (
     REJECTION_EXAMPLES,
     Commit,
@@ -131,6 +132,7 @@ class BeeEngine:
         self.rebuilding = False
         self.held_records: list[Record] = []  # of slices not committed yet
         self.held_pass = HeldPass()  # what those slices read, told with the last one
+        self.owed: Deferred | None = None  # the text work those slices left to the last
         # Rejected lines up to this seq were reported: a rebuild re-reads them, no news.
         self.reported_seq = 0
         # The daemon's writer: commits are handed to it instead of written here, and a
@@ -148,6 +150,7 @@ class BeeEngine:
         self.rebuilding = False
         self.held_records = []
         self.held_pass = HeldPass()
+        self.owed = None
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -182,7 +185,9 @@ class BeeEngine:
                            on_record=self.on_record, cache=self.cache,
                            finish_in_memory=not self.writes, read_to=read_to,
                            slice_bytes=self.slice_bytes, slice_s=self.slice_s,
-                           seen_seq=self.reported_seq, blocks=self.blocks)
+                           seen_seq=self.reported_seq, blocks=self.blocks, owed=self.owed,
+                           rebuilding=self.rebuilding)
+        self.owed = outcome.owed
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
@@ -233,6 +238,7 @@ class BeeEngine:
         nothing usable is derived yet; `fresh` also folds in complete lines not yet read.
         Writes nothing, whatever the engine's mode."""
         state = self._loaded()
+        self._settle_owed(now)
         if state is None or fresh or self.stale():
             # As a daemon does when it loads a state: every rotated segment is looked at
             # for late lines, sealed ones too, so the seqs are the ones it will give.
@@ -261,6 +267,7 @@ class BeeEngine:
         state = self.state
         if state is None:
             return None
+        self._settle_owed(now)
         state.fallbacks += len(result.fallbacks)
         ctx = context(self.bee, self.effective, now, self.cache, state.folds)
         if result.kind == "condense":
@@ -276,6 +283,13 @@ class BeeEngine:
             self._commit(outcome)
         self.shown = digest(view.text)
         return outcome
+
+    def _settle_owed(self, now: float) -> None:
+        """The text work a rebuild's slices left, done before the state serves otherwise."""
+        if self.owed is not None and self.state is not None:
+            settle(self.state.zones, context(self.bee, self.effective, now, self.cache,
+                                             self.state.folds, deferred=self.owed))
+        self.owed = None
 
     # -- files ------------------------------------------------------------------------------
 

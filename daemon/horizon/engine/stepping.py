@@ -15,12 +15,13 @@ from typing import Any
 
 import msgspec
 
+from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
 from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
-from horizon.core.zones import Changes, Context, Zones, step, sweep
+from horizon.core.zones import Changes, Context, Zones, settle, step, sweep
 from horizon.hive.durable import JournalError, require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
@@ -77,6 +78,7 @@ class Pass:
     rotate_failed: str | None = None
     write_failed: str | None = None  # the state after a rotation could not be saved
     commit: Commit | None = None  # the files it wrote or handed to the daemon's writer
+    owed: Deferred | None = None  # a slice of a rebuild: the text work left to the next
 
 
 def settings_key(effective: Effective, flags: dict[int, str]) -> str:
@@ -89,12 +91,14 @@ def settings_key(effective: Effective, flags: dict[int, str]) -> str:
 
 
 def context(bee: str, effective: Effective, now: float,
-            cache: SummaryCache | None = None, folds: FoldQueue | None = None) -> Context:
+            cache: SummaryCache | None = None, folds: FoldQueue | None = None, *,
+            deferred: Deferred | None = None) -> Context:
     """The step context: with model levels, texts come from the cache or truncation, and
-    folds join `folds`, the queue of what the models owe."""
+    folds join `folds`, the queue of what the models owe. `deferred`: where truncation
+    leaves its text work until `settle` (models read every exchange as it leaves)."""
     if not effective.levels:
         return Context(bee, effective.horizon, Truncation(effective.horizon.ligne_max), now,
-                       effective.mission)
+                       effective.mission, deferred=deferred)
     cached = CachedSummarizer(list(effective.levels), effective.horizon, cache)
     upgrades = QueuedFolds(folds if folds is not None else FoldQueue(), cached)
     return Context(bee, effective.horizon, cached, now, effective.mission, upgrades)
@@ -107,7 +111,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              cache: SummaryCache | None = None, finish_in_memory: bool = False,
              read_to: Checkpoint | None = None, slice_bytes: int | None = None,
              slice_s: float | None = None, seen_seq: int | None = None,
-             blocks: BlockMemo | None = None) -> Pass:
+             blocks: BlockMemo | None = None, owed: Deferred | None = None,
+             rebuilding: bool = False) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
@@ -115,8 +120,10 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     `finish_in_memory`: read an interrupted rotation as if it were finished (readers that
     must not write give the seqs the daemon will give; `read_to`, the checkpoint of the
     state on disk, tells such a rotation from one whose link failed). `slice_bytes` and
-    `slice_s` bound the reading (`Pass.more` says lines are left). The pass mutates
-    `state` and `manifest`: on a failed commit the caller drops both.
+    `slice_s` bound the reading (`Pass.more` says lines are left). A slice of a rebuild
+    that is not its last (`rebuilding` goes on with one) shows nothing: it leaves its
+    text work and its view to the next, handing `Pass.owed` over as the next's `owed`.
+    The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
     """
     window = window_dir(hive)
     # Journals are read only from the hive's own folders, never through a link.
@@ -133,7 +140,9 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
-    ctx = context(bee, effective, now, cache, state.folds)
+    if owed is None or rebuilt:
+        owed = Deferred()
+    ctx = context(bee, effective, now, cache, state.folds, deferred=owed)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
                        late_segments, on_record, finish_in_memory, read_to, slice_bytes,
@@ -151,12 +160,16 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
         outcome.changes = Changes()
         outcome.rebuilt = True
         outcome.read = 0
-        ctx = context(bee, effective, now, cache, outcome.state.folds)
+        ctx = context(bee, effective, now, cache, outcome.state.folds, deferred=Deferred())
         reading.ctx = ctx
         reading.late_segments = set(manifest.rotated)
         reading.run()
     outcome.state.settings = effective
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
+    if outcome.more and (rebuilding or outcome.rebuilt):
+        outcome.owed = ctx.deferred  # nothing is shown before the rebuild's last slice
+        return outcome
+    settle(outcome.state.zones, ctx)
     outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission,
                           blocks)
     return outcome
