@@ -8,6 +8,7 @@ in chunks of any size gives exactly the state of a full rebuild at the same `now
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import operator
 from collections.abc import Iterable
@@ -26,6 +27,7 @@ from horizon.core.blocks import (
 )
 from horizon.core.deferred import Deferred, lighthouse_quotes
 from horizon.core.entries import Entry, Rejection
+from horizon.core.labels import Labels
 from horizon.core.recit import Line, Recit, add_quotes
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION, Summarizer
@@ -36,6 +38,7 @@ from horizon.core.turns import append_turns
 CONVERSATION = "conversation"
 LAST_REJECTED = 5
 _INSTANT = operator.attrgetter("instant")
+_SEQ = operator.attrgetter("seq")
 
 
 class Zones(msgspec.Struct):
@@ -82,6 +85,14 @@ class Context:
     mission: str | None = None
     upgrades: Upgrades | None = None
     deferred: Deferred | None = None
+
+    @functools.cached_property
+    def labels(self) -> Labels:
+        return self.settings.labels  # looked up once, not at every step
+
+    @functools.cached_property
+    def net_overhead(self) -> int:
+        return net_overhead(self.bee, self.labels)
 
 
 @dataclass
@@ -137,7 +148,7 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
         writer_id=record.writer_id,
         content=content_hash(record) if ctx.deferred is None else "",  # if held: `settle`
     )
-    labels = ctx.settings.labels
+    labels = ctx.labels
     head = head_size(item, labels)
     item.chars = head + answer_size(labels.answer, item.answer)
     if ctx.deferred is not None:
@@ -191,7 +202,7 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     else:
         # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
         # over budget, which costs what leaves rather than all that net holds.
-        size = net_overhead(ctx.bee, ctx.settings.labels) + zones.net_chars
+        size = ctx.net_overhead + zones.net_chars
         count = 0
         while size > settings.budget_net and count < len(net) - 1:
             size -= net[count].chars
@@ -203,8 +214,10 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
         ctx.deferred.unaged_at = ctx.now  # every aged exchange but the last left net
     if not leaving:
         return
-    for item in sorted(leaving, key=lambda item: item.seq):
-        models = ctx.upgrades is not None
+    if len(leaving) > 1:
+        leaving.sort(key=_SEQ)
+    models = ctx.upgrades is not None
+    for item in leaving:
         original = msgspec.structs.replace(item) if models else item
         _enter_condense(zones, item, ctx)
         changes.evicted.append(item.seq)
@@ -237,7 +250,7 @@ def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[
     budget, lighthouses last when net is their floor."""
     settings = ctx.settings
     protect = settings.plancher_phare == "net"
-    overhead = net_overhead(ctx.bee, ctx.settings.labels)
+    overhead = ctx.net_overhead
     last = zones.net[-1]
     leaving: list[Item] = []
     kept: list[Item] = []
@@ -280,7 +293,7 @@ def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
     item.answer = condensed.text
     item.source = condensed.level
     item.whole = condensed.whole
-    labels = ctx.settings.labels
+    labels = ctx.labels
     head = ctx.deferred.heads.pop(item.seq, None) if ctx.deferred is not None else None
     if head is None:
         head = head_size(item, labels)

@@ -228,9 +228,10 @@ def _note_segment(state: BeeState, segment: str, seq: int) -> None:
     bounds = state.segments.get(segment)
     if bounds is None:
         state.segments[segment] = [seq, seq]
-    else:
-        bounds[0] = min(bounds[0], seq)
-        bounds[1] = max(bounds[1], seq)
+    elif seq > bounds[1]:  # the usual case: the main flow's seqs grow
+        bounds[1] = seq
+    elif seq < bounds[0]:
+        bounds[0] = seq
 
 
 def _keep_segments_in_use(state: BeeState) -> None:
