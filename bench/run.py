@@ -3,6 +3,7 @@ run and reported as a ratio or against a target (README, "Performance").
 
     python bench/run.py            # full sizes, medians of --runs runs
     python bench/run.py --smoke    # tiny sizes: proves the harness still works
+    python bench/run.py --only catch_up,live   # some items alone, and only their rows
 """
 
 from __future__ import annotations
@@ -336,61 +337,91 @@ def rebuild(root: Path, sizes: Sizes, runs: int) -> dict[str, Any]:
 # -- the report -------------------------------------------------------------------------------
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    def row(name: str, measured: float, target: str, met: bool) -> dict[str, Any]:
-        return {"name": name, "measured": measured, "target": target, "met": bool(met)}
+    """Every row whose item ran: its measure, its goal and whether it is met."""
+    rows: list[dict[str, Any]] = []
 
-    fresh = results["freshness"]
-    fair = results["fairness"]
-    catch = results["catch_up"]
-    live = results["live"]
-    age_limit = live["max_wait_s"] + 1
-    search = results["search"]
-    budget_ms = fresh["debounce_s"] * 1000 + 100
-    return [
-        row("1a read stage vs floor", results["ingest"]["read_stage_ratio"], ">= 0.5",
-            results["ingest"]["read_stage_ratio"] >= 0.5),
+    def row(name: str, measured: float, target: str, met: bool) -> None:
+        rows.append({"name": name, "measured": measured, "target": target, "met": bool(met)})
+
+    if "ingest" in results:
+        read = results["ingest"]["read_stage_ratio"]
+        row("1a read stage vs floor", read, ">= 0.5", read >= 0.5)
+    if "catch_up" in results:
+        catch = results["catch_up"]
         row("1b catch-up to READY (entries/s)", catch["entries_per_s"], ">= 40000",
-            catch["entries_per_s"] >= 40_000),
+            catch["entries_per_s"] >= 40_000)
         row("1b catch-up vs floor", catch["ratio_to_floor"], ">= 0.05",
-            catch["ratio_to_floor"] >= 0.05),
-        row("batch of 10: 200k vs 100 history", results["history"]["ratio"], "<= 1.2",
-            results["history"]["ratio"] <= 1.2),
+            catch["ratio_to_floor"] >= 0.05)
+    if "history" in results:
+        ratio = results["history"]["ratio"]
+        row("batch of 10: 200k vs 100 history", ratio, "<= 1.2", ratio <= 1.2)
+    if "freshness" in results:
+        fresh = results["freshness"]
+        budget_ms = fresh["debounce_s"] * 1000 + 100
         row("freshness p99 (ms)", fresh["p99_ms"], f"<= {budget_ms:.0f}",
-            fresh["p99_ms"] <= budget_ms and fresh["unseen"] == 0),
-        row("metrics on and scraped: daemon CPU per line, on/off",
-            results["metrics_cost"]["cpu_ratio"], "<= 1.15",
-            results["metrics_cost"]["cpu_ratio"] <= 1.15),
-        row("scale: RSS after catch-up (MB)", results["scale"]["rss_mb"], "<= 200",
-            results["scale"]["rss_mb"] <= 200),
-        row("scale: start to READY (s)", results["scale"]["ready_s"], "<= 3",
-            results["scale"]["ready_s"] <= 3),
-        row("scale: idle CPU (% of a core)", results["scale"]["idle_cpu_percent"], "< 1",
-            results["scale"]["idle_cpu_percent"] < 1),
-        row("rebuild peak memory (MB)", results["rebuild"]["peak_rss_mb"], "<= 150",
-            results["rebuild"]["peak_rss_mb"] <= 150),
+            fresh["p99_ms"] <= budget_ms and fresh["unseen"] == 0)
+    if "metrics_cost" in results:
+        cost = results["metrics_cost"]["cpu_ratio"]
+        row("metrics on and scraped: daemon CPU per line, on/off", cost, "<= 1.15",
+            cost <= 1.15)
+    if "scale" in results:
+        scaled = results["scale"]
+        row("scale: RSS after catch-up (MB)", scaled["rss_mb"], "<= 200",
+            scaled["rss_mb"] <= 200)
+        row("scale: start to READY (s)", scaled["ready_s"], "<= 3", scaled["ready_s"] <= 3)
+        row("scale: idle CPU (% of a core)", scaled["idle_cpu_percent"], "< 1",
+            scaled["idle_cpu_percent"] < 1)
+    if "rebuild" in results:
+        peak = results["rebuild"]["peak_rss_mb"]
+        row("rebuild peak memory (MB)", peak, "<= 150", peak <= 150)
+    if "search" in results:
+        search = results["search"]
         row("search: rare word over 200k entries vs floor", search["ratio"], ">= 0.5",
-            search["ratio"] >= 0.5 and search["hits_expected"]),
+            search["ratio"] >= 0.5 and search["hits_expected"])
         row("search peak memory: 200k vs 50k history", search["memory_ratio"], "<= 1.5",
-            search["memory_ratio"] <= 1.5),
-        row("show: last of 200k vs 100th entry", results["show"]["ratio"], "<= 1.5",
-            results["show"]["ratio"] <= 1.5),
+            search["memory_ratio"] <= 1.5)
+    if "show" in results:
+        ratio = results["show"]["ratio"]
+        row("show: last of 200k vs 100th entry", ratio, "<= 1.5", ratio <= 1.5)
+    if "fairness" in results:
+        fair = results["fairness"]
         row("fairness: others' p99 under a 10 M-line flood (s)", fair["p99_s"],
             f"<= {fair['debounce_s'] + 1:.1f}",
-            fair["p99_s"] <= fair["debounce_s"] + 1 and fair["unseen"] == 0),
+            fair["p99_s"] <= fair["debounce_s"] + 1 and fair["unseen"] == 0)
         row("fairness: longest gap between WATCHDOG=1 (s)", fair["max_watchdog_gap_s"],
             f"<= {fair['watchdog_s'] / 2:.1f}",
-            fair["max_watchdog_gap_s"] <= fair["watchdog_s"] / 2),
-        row("6 live: oldest line's age p99 (s)", live["age_p99_s"],
-            f"<= {age_limit:g}", live["age_p99_s"] <= age_limit and live["unseen"] == 0),
-        row("6 live: oldest line's age max (s)", live["age_max_s"],
-            f"<= {age_limit:g}", live["age_max_s"] <= age_limit),
+            fair["max_watchdog_gap_s"] <= fair["watchdog_s"] / 2)
+    if "live" in results:
+        live = results["live"]
+        age_limit = live["max_wait_s"] + 1
+        row("6 live: oldest line's age p99 (s)", live["age_p99_s"], f"<= {age_limit:g}",
+            live["age_p99_s"] <= age_limit and live["unseen"] == 0)
+        row("6 live: oldest line's age max (s)", live["age_max_s"], f"<= {age_limit:g}",
+            live["age_max_s"] <= age_limit)
         row("6 live: lag back to 0 after the writers stop (s)", live["drain_s"],
-            f"<= {live['drain_limit_s']:g}", live["drain_s"] <= live["drain_limit_s"]),
+            f"<= {live['drain_limit_s']:g}", live["drain_s"] <= live["drain_limit_s"])
         row("6 live: daemon CPU (% of a core)", live["cpu_percent"], "<= 60",
-            live["cpu_percent"] <= 60),
+            live["cpu_percent"] <= 60)
         row("6 live: daemon peak RSS (MB)", live["peak_rss_mb"], "<= 200",
-            live["peak_rss_mb"] <= 200),
-    ]
+            live["peak_rss_mb"] <= 200)
+    return rows
+
+
+Item = Callable[[Path, Sizes, int], dict[str, Any]]
+ITEMS: dict[str, Item] = {
+    "ingest": ingest,
+    "catch_up": lambda root, sizes, runs: catch_up(root, sizes),
+    "history": batch_cost,
+    "freshness": lambda root, sizes, runs: freshness(root, sizes),
+    "metrics_cost": lambda root, sizes, runs: metrics_cost(root, sizes),
+    "scale": lambda root, sizes, runs: scale(root, sizes),
+    "rebuild": rebuild,
+    "search": lambda root, sizes, runs: search_cost(root, sizes.history, sizes.history_small,
+                                                    sizes.segment, runs),
+    "show": lambda root, sizes, runs: show_cost(root, sizes.history, sizes.segment, runs),
+    "fairness": lambda root, sizes, runs: fairness(root, sizes.flood_lines, sizes.fair_seconds),
+    "live": lambda root, sizes, runs: live_load(root, sizes.bees_live, sizes.live_seconds),
+}
 
 
 def machine() -> dict[str, Any]:
@@ -403,25 +434,18 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    parser.add_argument("--only", type=lambda text: set(text.split(",")), default=None,
+                        metavar="ITEM,...", help=f"run only these items ({', '.join(ITEMS)}); "
+                        "the report then holds only their rows")
     args = parser.parse_args()
+    if args.only and not args.only <= set(ITEMS):
+        parser.error(f"unknown items: {', '.join(sorted(args.only - set(ITEMS)))}")
     sizes = SMOKE if args.smoke else Sizes()
     runs = 1 if args.smoke else args.runs
     root = Path(tempfile.mkdtemp(prefix="horizon-bench-"))
     try:
-        results = {
-            "ingest": ingest(root, sizes, runs),
-            "catch_up": catch_up(root, sizes),
-            "history": batch_cost(root, sizes, runs),
-            "freshness": freshness(root, sizes),
-            "metrics_cost": metrics_cost(root, sizes),
-            "scale": scale(root, sizes),
-            "rebuild": rebuild(root, sizes, runs),
-            "search": search_cost(root, sizes.history, sizes.history_small, sizes.segment,
-                                  runs),
-            "show": show_cost(root, sizes.history, sizes.segment, runs),
-            "fairness": fairness(root, sizes.flood_lines, sizes.fair_seconds),
-            "live": live_load(root, sizes.bees_live, sizes.live_seconds),
-        }
+        results = {name: item(root, sizes, runs) for name, item in ITEMS.items()
+                   if args.only is None or name in args.only}
     finally:
         shutil.rmtree(root, ignore_errors=True)
     report = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),

@@ -514,13 +514,14 @@ def test_a_deleted_horizon_folder_is_recreated(tmp_path: Path, start: Start) -> 
 def test_a_long_catch_up_extends_the_start_timeout_before_ready(
         tmp_path: Path, start: Start, notify_socket: NotifyListener) -> None:
     hive = make_hive(tmp_path)
+    # About 8 MB: more than one slice (4 MiB) however fast the machine reads.
     with journal_path(hive).open("w", encoding="utf-8") as journal:
-        for number in range(60_000):
-            journal.write(entry(f"q{number}") + "\n")
+        for number in range(20_000):
+            journal.write(entry(f"q{number}", "r" * 300) + "\n")
     env = clean_env(NOTIFY_SOCKET=str(notify_socket.path))
     start(write_config(tmp_path, hive), env)
     ready = notify_socket.wait("READY=1")
     extend = notify_socket.index("EXTEND_TIMEOUT_USEC=")
     assert extend is not None and extend < ready, notify_socket.datagrams[:ready + 1]
-    assert wait_for_up_to(hive, 60_000)
+    assert wait_for_up_to(hive, 20_000)
 

@@ -57,7 +57,6 @@ from horizon.service.writer import Writer
 log = logs.get_logger()
 RELOAD_SETTLE_S = 0.2
 CATCH_UP_EXTEND_S = 30.0
-CATCH_UP_QUIET_S = 1.0  # a catch-up shorter than this needs no extension
 LOOP_TICK_S = 0.25
 
 
@@ -231,16 +230,16 @@ class Daemon:
         """Before READY: every bee up to date with what was written while we were down,
         one slice of each bee's backlog in turn."""
         behind = [(service, bee) for service in self.services.values() for bee in service.bees]
-        extend_at = time.monotonic() + CATCH_UP_QUIET_S
+        extend_at: float | None = None
         while behind and not self.stopping:
-            if time.monotonic() >= extend_at:
-                # A long catch-up is not a hung start: systemd gives us more time, a little
-                # ahead of each deadline.
+            behind = [(service, bee) for service, bee in behind
+                      if (outcome := service.process(bee)) is not None and outcome.more]
+            if behind and (extend_at is None or time.monotonic() >= extend_at):
+                # A bee still behind after a slice is a long catch-up, not a hung start:
+                # systemd gives us more time, a little ahead of each deadline.
                 notify.notify(f"EXTEND_TIMEOUT_USEC={int(CATCH_UP_EXTEND_S * 1_000_000)}",
                               f"STATUS=catching up: {len(behind)} bees behind")
                 extend_at = time.monotonic() + CATCH_UP_EXTEND_S / 3
-            behind = [(service, bee) for service, bee in behind
-                      if (outcome := service.process(bee)) is not None and outcome.more]
         self.writer.drain()  # up to date means on disk: READY follows
 
     def _schedule_periodic(self) -> None:
