@@ -141,3 +141,34 @@ def test_the_heartbeat_counts_each_bee_s_passes_and_stamps_the_last(tmp_path: Pa
         assert (beat.bees["noe"].passes, beat.bees["noe"].last_pass) == (0, None)
     finally:
         service.close()
+
+
+def test_a_sweep_with_nothing_to_age_keeps_a_dirty_bee_due_by_its_first_write(
+        tmp_path: Path) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "horizon.toml").write_text("[horizon]\nactif = true\n")
+    journal = hive / "window" / f"{BEE}-messages.jsonl"
+    line = f'{{"ts": {time.time()}, "type": "task", "question": "q", "answer": "a"}}\n'
+    journal.write_text(line)
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    try:
+        service.refresh_bees()
+        service.process(BEE)
+        with journal.open("a") as out:
+            out.write(line)
+        first = time.monotonic()
+        runtime = service.mark_dirty(BEE, first)
+        assert runtime is not None
+        service.mark_dirty(BEE, first + 1.0)  # a bee that keeps writing
+        due = service.due_at(runtime)
+        assert service.process(BEE, sweep_only=True) is None  # nothing aged: nothing read
+        # Still due by its first write: a sweep must not restart max_wait_s's count.
+        assert runtime.dirty and runtime.first_dirty == first
+        service.mark_dirty(BEE, first + 2.0)
+        assert service.due_at(runtime) == min(due + 1.0, first + 10.0)
+        outcome = service.process(BEE)
+        assert outcome is not None and outcome.read == 1
+        assert not runtime.dirty and runtime.first_dirty is None
+    finally:
+        service.close()

@@ -219,13 +219,18 @@ class HiveService:
         runtime = self.bees.get(bee)
         if runtime is None:
             return None
-        first_dirty = runtime.first_dirty
+        first_dirty, was_dirty = runtime.first_dirty, runtime.dirty
         runtime.dirty = False
         runtime.first_dirty = None
         if runtime.engine is None:
             return None  # refused settings: untouched until a reload fixes them
         given: Input = SweepAges(reoffer=self.models is not None) if sweep_only else ReadNew()
         outcome = self._run(runtime, runtime.engine, given)
+        if outcome is None and sweep_only and was_dirty:
+            # Nothing could age, so nothing was read: the lines that made the bee dirty
+            # still wait for their pass, due by their first write, not a later one.
+            runtime.dirty = True
+            runtime.first_dirty = first_dirty or runtime.first_dirty
         if outcome is not None and outcome.more:
             runtime.dirty = True  # still behind: the lag goes on from the first write
             runtime.first_dirty = first_dirty or time.monotonic()
