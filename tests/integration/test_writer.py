@@ -1,14 +1,16 @@
-"""The daemon's writer threads on real files: a bee's commits land in order, a failure
-drops the ones queued after it and refuses new ones until the loop has reset the bee,
-and other bees are written all the while."""
+"""The daemon's writer on real files: a bee's commits land in order, those waiting for it
+are written as one, a failure drops the ones queued after it and refuses new ones until
+the loop has reset the bee, and other bees are written all the while."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
 from horizon.engine.stepping import Commit
 from horizon.hive.layout import derived_dir, handoff_path, state_path
+from horizon.hive.manifest import Clamp, read_manifest
 from horizon.service.writer import Writer
 
 
@@ -82,3 +84,66 @@ def test_a_failure_drops_what_follows_until_the_bee_is_reset(tmp_path: Path) -> 
     writer.close()
     assert state_path(hive, "a").read_bytes() == b'{"n": 6}'
     assert state_path(hive, "b").read_bytes() == b'{"n": 4}'  # never held up by "a"
+
+
+def test_commits_waiting_for_a_bee_are_written_as_one_with_every_record(
+        tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    held, release = threading.Event(), threading.Event()
+    told = Told()
+
+    def hold_the_first(done: Commit, error: str | None) -> None:
+        told(done, error)
+        if done.state == b'{"n": 1}':
+            held.set()
+            release.wait(10)  # the writer thread waits here: the next commits pile up
+
+    writer = Writer(hold_the_first)
+    key = (hive, "a")
+    first = commit(hive, "a", 1)
+    first.records = [Clamp(1, 1.0)]
+    writer.submit(key, first)
+    assert held.wait(10)
+    for number in (2, 3, 4):
+        waiting = commit(hive, "a", number)
+        waiting.records = [Clamp(number, float(number))]
+        writer.submit(key, waiting)
+    assert not writer.wait(key, timeout=0.2)  # held behind the first
+    release.set()
+    writer.close()
+    assert state_path(hive, "a").read_bytes() == b'{"n": 4}'
+    assert handoff_path(hive, "a").read_bytes() == b"view 4\n"
+    # Every pass's records, in the order the passes made them; every pass told written.
+    assert read_manifest(hive / "window", "a").clamps == {1: 1.0, 2: 2.0, 3: 3.0, 4: 4.0}
+    lines = (hive / "window" / "archive" / "a-segments.jsonl").read_text().splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [1, 2, 3, 4]
+    assert [(state, error) for _, state, error in told.news] == [
+        (f'{{"n": {number}}}'.encode(), None) for number in (1, 2, 3, 4)]
+
+
+def test_merged_commits_that_fail_are_dropped_and_told_once(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    held, release = threading.Event(), threading.Event()
+    told = Told()
+
+    def hold_the_first(done: Commit, error: str | None) -> None:
+        told(done, error)
+        if done.state == b'{"n": 1}':
+            held.set()
+            release.wait(10)
+
+    writer = Writer(hold_the_first)
+    key = (hive, "a")
+    writer.submit(key, commit(hive, "a", 1))
+    assert held.wait(10)
+    for number in (2, 3):
+        writer.submit(key, commit(hive, "a", number))
+    folder = derived_dir(hive, "a")
+    folder.rename(tmp_path / "kept")
+    folder.write_text("not a folder")  # every later write of this bee fails
+    release.set()
+    writer.wait(key)
+    assert writer.has_failed(key)
+    writer.close()
+    assert [(state, error is None) for _, state, error in told.news] == [
+        (b'{"n": 1}', True), (b'{"n": 2}', False)]

@@ -26,6 +26,12 @@ def ensure_dir(path: Path, under: Path) -> None:
     """`path` and every folder between it and `under` (the hive, or a folder of it),
     each 0750 (mkdir's parents ignore `mode`); a link or a file in the way is refused
     (StoreError), never written through."""
+    os.close(open_made_dir(path, under))
+
+
+def open_made_dir(path: Path, under: Path) -> int:
+    """`ensure_dir`, giving a descriptor on `path` (the caller closes it): the files then
+    written in it are reached without walking the folders again."""
     try:
         fd = os.open(under, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as error:
@@ -48,8 +54,10 @@ def ensure_dir(path: Path, under: Path) -> None:
                 raise StoreError(f"{reached}: {error.strerror or error}") from None
             os.close(fd)
             fd = child
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
 
 
 def require_real_dir(path: Path, refusal: type[Exception] = StoreError) -> None:
@@ -78,6 +86,15 @@ def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool 
                   else os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
     except OSError as error:
         raise StoreError(f"{path.parent}: {error.strerror or error}") from None
+    try:
+        replace_in(folder, path, data, mode, sync_dir)
+    finally:
+        os.close(folder)
+
+
+def replace_in(folder: int, path: Path, data: bytes, mode: int = FILE_MODE,
+               sync_dir: bool = True) -> None:
+    """`write_atomic` of `path` in the folder open at `folder` (its descriptor)."""
     temp = None
     try:
         temp = f".{path.name}.{secrets.token_hex(6)}.tmp"
@@ -102,7 +119,6 @@ def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE, sync_dir: bool 
         if temp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=folder)
-        os.close(folder)
 
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -11,7 +11,14 @@ import msgspec
 from horizon.core.settings import Effective
 from horizon.core.upgrades import FoldQueue
 from horizon.core.zones import Zones
-from horizon.hive.durable import JournalError, StoreError, ensure_dir, read_regular, write_atomic
+from horizon.hive.durable import (
+    JournalError,
+    StoreError,
+    open_made_dir,
+    read_regular,
+    replace_in,
+    write_atomic,
+)
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
 
@@ -118,13 +125,16 @@ def save_encoded(hive: Path, bee: str, handoff: bytes, state: bytes) -> None:
     """`save`, of a view and a state already encoded (by the loop, for a writer thread)."""
     directory = derived_dir(hive, bee)
     try:
-        ensure_dir(directory, hive)
+        folder = open_made_dir(directory, hive)  # one walk down the hive for both files
     except OSError as error:
         raise StoreError(f"{directory}: {error.strerror or error}") from None
-    # One folder fsync covers both renames: the state is renamed last, and a state that
-    # survives without its handoff.md is only re-rendered at the next start.
-    write_atomic(handoff_path(hive, bee), handoff, sync_dir=False, under=hive)
-    write_atomic(state_path(hive, bee), state, under=hive)
+    try:
+        # One folder fsync covers both renames: the state is renamed last, and a state
+        # that survives without its handoff.md is only re-rendered at the next start.
+        replace_in(folder, handoff_path(hive, bee), handoff, sync_dir=False)
+        replace_in(folder, state_path(hive, bee), state)
+    finally:
+        os.close(folder)
 
 
 def save_state(hive: Path, bee: str, state: BeeState) -> None:
