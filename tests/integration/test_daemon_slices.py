@@ -31,7 +31,9 @@ def test_a_pass_reads_one_slice_of_a_backlog_and_the_bee_stays_due(tmp_path: Pat
             passes += 1
         assert outcome is not None
         assert outcome.state.checkpoint.offset == journal.stat().st_size
-        assert passes >= 3
+        # Three slices' worth of bytes: three passes at least (more when the time bound
+        # ends some first), the first of them counted before the loop.
+        assert passes >= 2
         assert not service.bees["big"].dirty
     finally:
         service.close()

@@ -14,7 +14,6 @@ memory); a command makes one, runs it once and drops it.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -37,7 +36,7 @@ from horizon.engine.stepping import (
     settings_key,
 )
 from horizon.hive.durable import StoreError
-from horizon.hive.flags import read_flags
+from horizon.hive.flags import FlagsCache
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import live_name, window_dir
 from horizon.hive.manifest import Manifest, Record, read_manifest
@@ -48,11 +47,13 @@ from horizon.summarize.cache import SummaryCache
 ROTATE_RETRY_S = 60.0
 
 
-def digest(text: str | None) -> bytes | None:
-    """What the engine keeps of a view to tell whether the next one differs."""
+def digest(text: str | None) -> tuple[int, int] | None:
+    """What the engine keeps of a view to tell whether the next one differs: its length
+    and the interpreter's own hash of it (64 bits, no encoding, no copy). It is compared
+    only within one process's life, where that hash is stable."""
     if text is None:
         return None
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    return len(text), hash(text)
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,9 @@ class BeeEngine:
         self.state: BeeState | None = None
         self.manifest: Manifest | None = None
         # A digest of handoff.md as on disk: rewritten only when it changes.
-        self.shown: bytes | None = None
+        self.shown: tuple[int, int] | None = None
         self.blocks: BlockMemo = {}  # the view's blocks, reused while their entry stays
+        self.flags = FlagsCache()
         # Rotated segments to look at for late lines at the next pass (events, the poll).
         self.late_check: set[str] = set()
         self.rotate_retry_at = 0.0
@@ -146,6 +148,7 @@ class BeeEngine:
         self.manifest = None
         self.shown = None
         self.blocks = {}
+        self.flags = FlagsCache()
         self.rotations_checked = False
         self.rebuilding = False
         self.held_records = []
@@ -180,13 +183,14 @@ class BeeEngine:
             self.late_check | {name for name in manifest.rotated if name not in manifest.sealed})
         if read_to is not None:
             self.reported_seq = max(self.reported_seq, read_to.seq)
+        flags = self.flags.read(self.hive, self.bee)
         outcome = run_pass(self.hive, self.bee, self.config, self.effective, now, self.state,
                            read_time=read_time, manifest=manifest, late_segments=late,
                            on_record=self.on_record, cache=self.cache,
                            finish_in_memory=not self.writes, read_to=read_to,
                            slice_bytes=self.slice_bytes, slice_s=self.slice_s,
                            seen_seq=self.reported_seq, blocks=self.blocks, owed=self.owed,
-                           rebuilding=self.rebuilding)
+                           rebuilding=self.rebuilding, flags=flags)
         self.owed = outcome.owed
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
@@ -230,7 +234,7 @@ class BeeEngine:
         """Whether the state on disk was made with other settings or flags than today's."""
         state = self._loaded()
         return state is None or state.settings_key != settings_key(
-            self.effective, read_flags(self.hive, self.bee))
+            self.effective, self.flags.read(self.hive, self.bee))
 
     def current_view(self, now: float, read_time: float, *, fresh: bool,
                      sweep_at: float | None = None) -> View:

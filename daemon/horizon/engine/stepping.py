@@ -112,7 +112,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
              read_to: Checkpoint | None = None, slice_bytes: int | None = None,
              slice_s: float | None = None, seen_seq: int | None = None,
              blocks: BlockMemo | None = None, owed: Deferred | None = None,
-             rebuilding: bool = False) -> Pass:
+             rebuilding: bool = False, flags: dict[int, str] | None = None) -> Pass:
     """Bring `state` (or a new one) up to date with the journal; nothing is written.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
@@ -123,6 +123,7 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     `slice_s` bound the reading (`Pass.more` says lines are left). A slice of a rebuild
     that is not its last (`rebuilding` goes on with one) shows nothing: it leaves its
     text work and its view to the next, handing `Pass.owed` over as the next's `owed`.
+    `flags`: the bee's flags in force, when the caller keeps them (read here otherwise).
     The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
     """
     window = window_dir(hive)
@@ -130,7 +131,8 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     require_real_dir(window, JournalError)
     if os.path.lexists(archive_dir(window)):
         require_real_dir(archive_dir(window), JournalError)
-    flags = read_flags(hive, bee)
+    if flags is None:
+        flags = read_flags(hive, bee)
     key = settings_key(effective, flags)
     if manifest is None:
         manifest = read_manifest(window, bee)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import secrets
 import stat
@@ -124,12 +125,19 @@ def replace_in(folder: int, path: Path, data: bytes, mode: int = FILE_MODE,
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+@functools.lru_cache(maxsize=8192)
+def _names_below(under: Path, folder: Path) -> tuple[str, ...]:
+    # Every pass walks down to its journal and its flags: taking the path apart each time
+    # cost more than the opens.
+    return folder.relative_to(under).parts
+
+
 def open_folder(under: Path, folder: Path) -> int:
     """A descriptor on `folder`, walked down from `under` (the hive) one name at a time:
     a link anywhere on the way is refused (ELOOP or ENOTDIR), however it got there."""
     fd = os.open(under, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        for part in folder.relative_to(under).parts:
+        for part in _names_below(under, folder):
             child = os.open(part, _FOLDER, dir_fd=fd)
             os.close(fd)
             fd = child

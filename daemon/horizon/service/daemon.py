@@ -420,10 +420,16 @@ class Daemon:
         )
 
     def _on_event(self, path: Path) -> None:
-        if self.config_path is not None and path.name == self.config_path.name and (
-                path.parent == self.config_path.parent):
+        name = str(path)
+        if self.config_path is not None and name == str(self.config_path):
             self._request_reload()
             return
+        for service in self.services.values():
+            bee = service.live_paths.get(name)
+            if bee is not None:  # the usual event, found without taking the path apart
+                service.live_event(bee)
+                self._written(service, bee)
+                return
         for hive, service in self.services.items():
             match classify(hive, path):
                 case None:

@@ -70,6 +70,7 @@ class HiveService:
         self.config_source = config_source
         self.lock = HiveLock(hive, wait_s=lock_wait_s)
         self.bees: dict[str, BeeRuntime] = {}
+        self.live_paths: dict[str, str] = {}  # each served bee's live journal, by its path
         self.problems: list[str] = []
         self.beat_failed: str | None = None
         self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
@@ -107,6 +108,7 @@ class HiveService:
             self.load_settings(self.bees[bee])
         for gone in set(self.bees) - set(bees):
             del self.bees[gone]
+        self.live_paths = {runtime.live_path: name for name, runtime in self.bees.items()}
         if self.metrics is not None:
             self.metrics.served(str(self.hive), self.bees)
         self.fallback.note_window()
