@@ -77,15 +77,17 @@ def segment_paths(window: Path, bee: str, recorded: list[str]) -> list[Path]:
 
 
 def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
-                under: Path | None = None) -> Iterator[tuple[bytes | None, int]]:
+                under: Path | None = None, opened: int | None = None
+                ) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset`, a block at a time: (bytes of whole lines, each ending
     with `\n`, or None for one line too long to hold; the offset the block ends at).
 
     A trailing line without `\n` is left for a later read; nothing at or past `limit`
     (a line boundary) is read. A block may still hold a line longer than
     `max_line_bytes` when it fits in the chunk: the reader of its lines checks.
+    `opened`: a descriptor on `path` the caller already holds (and closes).
     """
-    fd = open_regular(path, under)
+    fd = open_regular(path, under) if opened is None else opened
     try:
         position = offset
         pending = b""
@@ -118,7 +120,8 @@ def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None 
                 pending = b""
                 skipping = True
     finally:
-        os.close(fd)
+        if opened is None:
+            os.close(fd)
 
 
 def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None = None,
@@ -146,11 +149,17 @@ def tail_hash(path: Path, offset: int, under: Path | None = None) -> str:
         return ""
     fd = open_regular(path, under)
     try:
-        start = max(0, offset - TAIL_BYTES)
-        data = os.pread(fd, offset - start, start)
+        return tail_hash_at(fd, offset)
     finally:
         os.close(fd)
-    return hash_tail(data)
+
+
+def tail_hash_at(fd: int, offset: int) -> str:
+    """`tail_hash` of the file open at `fd`."""
+    if offset == 0:
+        return ""
+    start = max(0, offset - TAIL_BYTES)
+    return hash_tail(os.pread(fd, offset - start, start))
 
 
 def hash_tail(data: bytes) -> str:

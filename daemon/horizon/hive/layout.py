@@ -13,9 +13,12 @@ built from them.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ParamSpec, cast
 
 WINDOW = "window"
 ARCHIVE = "archive"
@@ -28,6 +31,7 @@ HEARTBEAT = "daemon.json"
 STATE = "state.json"
 HANDOFF = "handoff.md"
 CACHE = "summaries.sqlite"
+P = ParamSpec("P")
 
 BEE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 _LIVE_SUFFIX = "-messages.jsonl"
@@ -83,73 +87,96 @@ def manifest_bee(name: str) -> str | None:
 
 # -- folders ------------------------------------------------------------------------------
 
+# Every pass asks for its bee's paths again: building a Path costs microseconds each time,
+# where a cached one is a lookup (paths are values: the same one serves every caller).
+def _paths(build: Callable[P, Path]) -> Callable[P, Path]:
+    return cast("Callable[P, Path]", functools.lru_cache(maxsize=1 << 14)(build))
+
+
+@_paths
 def window_dir(hive: Path) -> Path:
     return hive / WINDOW
 
 
+@_paths
 def archive_dir(window: Path) -> Path:
     return window / ARCHIVE
 
 
+@_paths
 def derived_root(hive: Path) -> Path:
     return hive / DERIVED
 
 
+@_paths
 def derived_dir(hive: Path, bee: str) -> Path:
     return derived_root(hive) / bee
 
 
+@_paths
 def bees_dir(hive: Path) -> Path:
     return hive / BEES
 
 
+@_paths
 def phares_dir(hive: Path) -> Path:
     return hive / PHARES
 
 
 # -- files --------------------------------------------------------------------------------
 
+@_paths
 def segment_path(window: Path, name: str) -> Path:
     """A journal file by its name: the live one in `window/`, a segment in its archive."""
     return window / name if is_live_name(name) else archive_dir(window) / name
 
 
+@_paths
 def live_path(window: Path, bee: str) -> Path:
     return window / live_name(bee)
 
 
+@_paths
 def manifest_path(window: Path, bee: str) -> Path:
     return archive_dir(window) / manifest_name(bee)
 
 
+@_paths
 def flags_path(hive: Path, bee: str) -> Path:
     return phares_dir(hive) / f"{bee}.jsonl"
 
 
+@_paths
 def hive_settings_path(hive: Path) -> Path:
     return hive / HIVE_SETTINGS
 
 
+@_paths
 def bee_settings_path(hive: Path, bee: str) -> Path:
     return bees_dir(hive) / f"{bee}.toml"
 
 
+@_paths
 def lock_path(hive: Path) -> Path:
     return hive / LOCK
 
 
+@_paths
 def heartbeat_path(hive: Path) -> Path:
     return derived_root(hive) / HEARTBEAT
 
 
+@_paths
 def state_path(hive: Path, bee: str) -> Path:
     return derived_dir(hive, bee) / STATE
 
 
+@_paths
 def handoff_path(hive: Path, bee: str) -> Path:
     return derived_dir(hive, bee) / HANDOFF
 
 
+@_paths
 def cache_path(hive: Path) -> Path:
     return derived_root(hive) / CACHE
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import msgspec
 
 from horizon.core.entries import Entry, Rejection, decode_block, decode_line, too_long
-from horizon.hive.durable import JournalError
+from horizon.hive.durable import JournalError, open_regular
 from horizon.hive.journal import (
     TAIL_BYTES,
     Checkpoint,
@@ -30,6 +30,7 @@ from horizon.hive.journal import (
     read_lines,
     segment_paths,
     tail_hash,
+    tail_hash_at,
 )
 from horizon.hive.layout import archive_dir, live_name, live_path
 from horizon.hive.manifest import Clamp, Jump, Late, Manifest, Record
@@ -109,6 +110,9 @@ class JournalReader:
         self.more = False  # stopped at the slice's bound: complete lines are left to read
         self._deadline: float | None = None
         self._unlinked: dict[str, Path] = {}  # segments only the live file names yet
+        # The live journal, opened once by `_start` for the whole reading (the check of its
+        # tail, its lines, the checkpoint), and closed when the reading ends.
+        self._opened: dict[Path, int] = {}
         self.notes = Notes()
         self.current_segment = checkpoint.segment
         # False while records come from elsewhere than the segments in order (ranges read
@@ -138,17 +142,13 @@ class JournalReader:
         """(name, file, start offset, lines already read there) of each main-flow segment."""
         checkpoint = self.checkpoint
         live = live_path(self.window, self.bee)
-        if checkpoint.segment == live.name:
+        if checkpoint.segment == live.name and (fd := self._open_live(live)) is not None:
             # The usual case: still in the live file. No archive listing, so a pass costs
             # the same with 400 segments behind it as with none.
-            try:
-                info = os.stat(live, follow_symlinks=False)
-            except FileNotFoundError:
-                info = None
-            if (info is not None and info.st_ino == checkpoint.ino
-                    and info.st_size >= checkpoint.offset
+            info = os.fstat(fd)
+            if (info.st_ino == checkpoint.ino and info.st_size >= checkpoint.offset
                     and (info.st_size == checkpoint.offset
-                         or tail_hash(live, checkpoint.offset, self.hive) == checkpoint.tail)
+                         or tail_hash_at(fd, checkpoint.offset) == checkpoint.tail)
                     and self._rotated_as(info.st_ino) is None):
                 return [(live.name, live, checkpoint.offset, checkpoint.lines)]
         segments = self._segments()
@@ -168,6 +168,18 @@ class JournalReader:
             checkpoint.offset, checkpoint.lines)
         return [(name, segments[index][1], start, lines)] + [
             (later, path, 0, 0) for later, path in segments[index + 1:]]
+
+    def _open_live(self, live: Path) -> int | None:
+        """A descriptor on the live journal, kept for the reading; None when it is absent
+        (a link or anything but a regular file is refused: JournalError)."""
+        try:
+            fd = open_regular(live, self.hive)
+        except JournalError:
+            if not os.path.lexists(live):
+                return None
+            raise
+        self._opened[live] = fd
+        return fd
 
     def _segments(self) -> list[tuple[str, Path]]:
         """(name, file) of every segment in order: the archives, then the live journal."""
@@ -247,6 +259,14 @@ class JournalReader:
                 or (self._deadline is not None and time.monotonic() >= self._deadline))
 
     def __iter__(self) -> Iterator[Entry | Rejection]:
+        try:
+            yield from self._read()
+        finally:
+            for fd in self._opened.values():
+                os.close(fd)
+            self._opened.clear()
+
+    def _read(self) -> Iterator[Entry | Rejection]:
         self._deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
         done = 0  # bytes of the main flow read by earlier segments of this reading
         for name, path, start, already in self._start():
@@ -283,7 +303,7 @@ class JournalReader:
         what `_segment_by_lines` gives."""
         end, lines, last = start, 0, None
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
-                                            self.hive):
+                                            self.hive, self._opened.get(path)):
             # Lines that open an object: when a block holds no other, its only lines.
             count = 0 if block is None else block.count(b"\n{") + block.startswith(b"{")
             entries = None
@@ -373,7 +393,7 @@ class JournalReader:
         passing = self.keep_block is not None and (
             self.slice_bytes is None and self.slice_s is None)
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
-                                            self.hive):
+                                            self.hive, self._opened.get(path)):
             if (passing and block is not None and len(block) <= self.max_line_bytes
                     and (count := self._skip(block)) is not None):
                 lines += count  # a block passed over: its lines only take their seqs
@@ -408,9 +428,12 @@ class JournalReader:
 
     def _move_checkpoint(self, name: str, path: Path, end: int, lines: int,
                          last: bytes | None = None) -> None:
-        info = os.stat(path, follow_symlinks=False)
-        tail = (hash_tail(last + b"\n") if last is not None and len(last) + 1 >= TAIL_BYTES
-                else tail_hash(path, end, self.hive))
+        fd = self._opened.get(path)
+        info = os.fstat(fd) if fd is not None else os.stat(path, follow_symlinks=False)
+        if last is not None and len(last) + 1 >= TAIL_BYTES:
+            tail = hash_tail(last + b"\n")
+        else:
+            tail = tail_hash_at(fd, end) if fd is not None else tail_hash(path, end, self.hive)
         self.checkpoint = Checkpoint(name, end, self._seq, info.st_dev, info.st_ino, tail,
                                      lines)
 
