@@ -35,8 +35,9 @@ from journals import BEE, floor_rate, line, write_history
 from live import live_load
 from recall import search_cost, show_cost
 
+from horizon.core.ingest import apply
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.core.zones import Zones, apply
+from horizon.core.zones import Zones
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import context
 from horizon.hive.journal import Checkpoint

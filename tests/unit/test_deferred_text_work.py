@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from horizon.core.deferred import QUOTES_HELD, Deferred
 from horizon.core.entries import Entry
+from horizon.core.ingest import apply
 from horizon.core.settings import HorizonSettings
 from horizon.core.truncation import ERRORS_WINDOW, Truncation
-from horizon.core.zones import Context, Zones, apply, settle, sweep
+from horizon.core.zones import Context, Zones, settle, sweep
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
 BEE = "mia"

@@ -19,6 +19,7 @@ from horizon.core.blocks import (
     notice,
 )
 from horizon.core.entries import INSTANT_CHARS, LATEST, Entry, format_instant
+from horizon.core.ingest import apply
 from horizon.core.labels import ENGLISH, FRENCH, Labels
 from horizon.core.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
 from horizon.core.settings import HorizonSettings
@@ -28,7 +29,6 @@ from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zones import (
     Context,
     Zones,
-    apply,
     content_hash,
     sweep,
 )

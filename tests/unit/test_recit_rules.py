@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from horizon.core.blocks import Item
+from horizon.core.ingest import apply
 from horizon.core.labels import ENGLISH, FRENCH, Labels
 from horizon.core.recit import (
     FREE_SECTIONS,
@@ -30,7 +31,7 @@ from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import cut, flatten
 from horizon.core.truncation import ERRORS_WINDOW, WINDOW, Truncation, reports_failure, ticket_ids
-from horizon.core.zones import Context, Zones, apply, compose_recit
+from horizon.core.zones import Context, Zones, compose_recit
 from tests.unit.strategies import histories, horizon_settings, missions
 
 BEE = "mia"

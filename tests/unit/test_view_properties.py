@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 from horizon.core.blocks import Item
 from horizon.core.bound import bound_text
 from horizon.core.entries import Entry
+from horizon.core.ingest import apply
 from horizon.core.labels import FRENCH
 from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
 from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Changes, Context, Zones, apply, sweep
+from horizon.core.zones import Changes, Context, Zones, sweep
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 
 BEE = "mia"

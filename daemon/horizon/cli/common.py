@@ -9,8 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from horizon.cli.demo import DemoError
-from horizon.cli.exits import UserError
+from horizon.cli.exits import DemoError, UserError
 from horizon.cli.safe_text import printable
 from horizon.core.settings import Effective, GlobalConfig, SettingsError
 from horizon.hive.discovery import HiveError

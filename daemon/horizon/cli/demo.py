@@ -30,6 +30,7 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 
 from horizon.cli import demo_screen as shown
+from horizon.cli.exits import DemoError
 from horizon.core.settings import GlobalConfig
 from horizon.hive.layout import (
     BEES,
@@ -85,10 +86,6 @@ _ASKS = [
     "n'oublie pas : le fromage de chèvre doit apparaître en premier",
     "peux-tu vérifier la page sur mobile avant ce soir ?",
 ]
-
-
-class DemoError(Exception):
-    """The demo cannot start or go on: a folder it must not touch, or its daemon died."""
 
 
 # --- the demo's folder ------------------------------------------------------------------

@@ -8,3 +8,7 @@ EXIT_DEGRADED = 3
 
 class UserError(Exception):
     """A problem the operator can fix, reported on stderr without a traceback."""
+
+
+class DemoError(Exception):
+    """The demo cannot start or go on: a folder it must not touch, or its daemon died."""

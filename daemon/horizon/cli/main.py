@@ -353,33 +353,35 @@ def _web_commands(commands: Commands) -> None:
                             "and humans said)")
 
 
-def _handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
-    from horizon.cli import examples, operate, recall, status, view
-
-    return {
-        "render": view.render,
-        "show": recall.show,
-        "search": recall.search,
-        "mcp": _with_extra("horizon.cli.mcp_server", "mcp", "the MCP server"),
-        "serve": _with_extra("horizon.cli.web.serve", "web", "the web view"),
-        "rebuild": operate.rebuild,
-        "status": status.command,
-        "top": _top,
-        "phare": operate.phare,
-        "config": operate.config,
-        "adopt": operate.adopt,
-        "init": operate.init,
-        "check": operate.check,
-        "run": operate.run,
-        "demo": operate.demo,
-        "example": examples.command,
-    }
+# Each command's module, imported only when that command runs: a daemon's start (and
+# every command's) pays for its own imports, not for the demo's screen or the web view's.
+_COMMANDS = {
+    "render": ("horizon.cli.view", "render"),
+    "show": ("horizon.cli.recall", "show"),
+    "search": ("horizon.cli.recall", "search"),
+    "rebuild": ("horizon.cli.operate", "rebuild"),
+    "status": ("horizon.cli.status", "command"),
+    "top": ("horizon.cli.top", "command"),
+    "phare": ("horizon.cli.operate", "phare"),
+    "config": ("horizon.cli.operate", "config"),
+    "adopt": ("horizon.cli.operate", "adopt"),
+    "init": ("horizon.cli.operate", "init"),
+    "check": ("horizon.cli.operate", "check"),
+    "run": ("horizon.cli.operate", "run"),
+    "demo": ("horizon.cli.operate", "demo"),
+    "example": ("horizon.cli.examples", "command"),
+}
 
 
-def _top(args: argparse.Namespace) -> int:
-    from horizon.cli import top  # rich's live screen and httpx: only when asked for
-
-    return top.command(args)
+def _handler(command: str) -> Callable[[argparse.Namespace], int]:
+    if command == "mcp":
+        return _with_extra("horizon.cli.mcp_server", "mcp", "the MCP server")
+    if command == "serve":
+        return _with_extra("horizon.cli.web.serve", "web", "the web view")
+    module, name = _COMMANDS[command]
+    handler: Callable[[argparse.Namespace], int] = getattr(
+        importlib.import_module(module), name)
+    return handler
 
 
 def _with_extra(module: str, extra: str, what: str
@@ -405,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = None
     args.wall_now = time.time()
     try:
-        return _handlers()[args.command](args)
+        return _handler(args.command)(args)
     except UserError as error:
         print(printable(f"horizon: {error}"), file=sys.stderr)
         return EXIT_PROBLEM

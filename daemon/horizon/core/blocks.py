@@ -126,6 +126,12 @@ def answer_size(answer_label: str, answer: str) -> int:
     return len(answer_label) + 1 + quoted_size(answer) if answer else 0
 
 
+def flat_answer_size(answer_label: str, answer: str) -> int:
+    """answer_size of a text `flatten` made: one line with nothing left to clean, so it
+    is quoted behind the prefix as it is."""
+    return len(answer_label) + len(answer) + 4 if answer else 0
+
+
 def exchange_block(item: Item, answer_label: str, labels: Labels, answer: str | None = None,
                    question: str | None = None) -> str:
     """One exchange: heading, the question, the answer (whole or condensed), a blank line."""

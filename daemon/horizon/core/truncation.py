@@ -324,8 +324,17 @@ class Truncation:
         self.ligne_max = ligne_max
 
     def condense(self, exchange: Item) -> Condensed:
-        text = flat_cut(exchange.answer, self.ligne_max)
-        return Condensed(text, LEVEL, whole=self.kept_whole(exchange.answer, text))
+        answer = exchange.answer
+        limit = self.ligne_max
+        if len(answer) <= limit * 4 + 64 and answer.isprintable() and "  " not in answer:
+            # The usual short answer: flattening it only strips its ends, and it was kept
+            # whole when that fits (what flat_cut and kept_whole give, without the calls).
+            flat = answer.strip(" ")
+            if len(flat) <= limit:
+                return Condensed(flat, LEVEL, whole=True)
+            return Condensed(flat[:limit - 1] + ELLIPSIS, LEVEL, whole=False)
+        text = flat_cut(answer, limit)
+        return Condensed(text, LEVEL, whole=self.kept_whole(answer, text))
 
     def kept_whole(self, answer: str, text: str) -> bool:
         """Whether `text`, flat_cut(answer), is the whole answer flattened (no cut),

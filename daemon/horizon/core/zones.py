@@ -2,7 +2,8 @@
 
 The state after a history is the left fold of `step` over its entries, so ingesting
 in chunks of any size gives exactly the state of a full rebuild at the same `now`
-(ADR 0002). `sweep` applies age eviction without a new entry.
+(ADR 0002; `ingest.apply` takes a run of entries in one loop). `sweep` applies age
+eviction without a new entry.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import bisect
 import functools
 import hashlib
 import operator
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -113,14 +113,6 @@ def is_lighthouse(entry: Entry, settings: HorizonSettings) -> bool:
     return entry.type == CONVERSATION and (entry.sender is None or entry.sender in settings.phares)
 
 
-def apply(zones: Zones, records: Iterable[Entry | Rejection], ctx: Context) -> Changes:
-    """Ingest `records` (in seq order) into `zones`, in place."""
-    changes = Changes()
-    for record in records:
-        step(zones, record, ctx, changes)
-    return changes
-
-
 def count_rejection(zones: Zones, record: Rejection) -> None:
     """What an operator needs to find the bad lines: how many of each reason, and where
     the last ones are (`horizon show` reads them)."""
@@ -196,7 +188,7 @@ def sweep(zones: Zones, ctx: Context) -> Changes:
 def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     settings = ctx.settings
     net = zones.net
-    oldest_allowed = _oldest_allowed(settings, ctx.now)
+    oldest_allowed = age_limit(settings, ctx.now)
     if settings.plancher_phare == "net" or _aged_in_net(zones, ctx, oldest_allowed):
         leaving = _leaving_by_rule(zones, ctx, oldest_allowed)
     else:
@@ -229,7 +221,7 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
 def has_aged(zones: Zones, settings: HorizonSettings, now: float) -> bool:
     """Whether an exchange of net other than the last is older than `age_net_heures`."""
     older = zones.net[:-1]
-    return bool(older) and min(map(_INSTANT, older)) < _oldest_allowed(settings, now)
+    return bool(older) and min(map(_INSTANT, older)) < age_limit(settings, now)
 
 
 def _aged_in_net(zones: Zones, ctx: Context, oldest_allowed: float) -> bool:
@@ -241,7 +233,8 @@ def _aged_in_net(zones: Zones, ctx: Context, oldest_allowed: float) -> bool:
     return has_aged(zones, ctx.settings, ctx.now)
 
 
-def _oldest_allowed(settings: HorizonSettings, now: float) -> float:
+def age_limit(settings: HorizonSettings, now: float) -> float:
+    """The oldest instant net keeps at `now`."""
     return now - settings.age_net_heures * 3600.0
 
 

@@ -11,12 +11,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
 from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
+from horizon.core.ingest import RUN, step_entries
 from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
@@ -203,17 +204,36 @@ class _Reading:
                                finish_in_memory=self.finish_in_memory, read_to=self.read_to,
                                slice_bytes=self.slice_bytes, slice_s=self.slice_s)
         zones: Zones = state.zones
-        for record in reader:
-            step(zones, record, self.ctx, outcome.changes)
-            outcome.read += 1
-            if reader.main_flow:
-                _note_segment(state, reader.current_segment, record.seq)
+        changes = outcome.changes
+        run: list[Entry] = []  # entries read one by one, not stepped yet: stepped together
+        for batch in reader.batches():
+            outcome.read += len(batch)
+            if reader.main_flow:  # a batch's seqs rise one by one: its ends bound them
+                _note_segment(state, reader.current_segment, batch[0].seq)
+                _note_segment(state, reader.current_segment, batch[-1].seq)
             if self.on_record is not None:
-                self.on_record(record)
-            if isinstance(record, Rejection) and record.seq > self.seen_seq:
+                for record in batch:
+                    self.on_record(record)
+            if len(batch) > 1:  # a block of plain lines: entries only
+                step_entries(zones, run, self.ctx, changes)
+                run = []
+                step_entries(zones, cast("list[Entry]", batch), self.ctx, changes)
+                continue
+            record = batch[0]
+            if isinstance(record, Entry):
+                run.append(record)
+                if len(run) >= RUN:
+                    step_entries(zones, run, self.ctx, changes)
+                    run = []
+                continue
+            step_entries(zones, run, self.ctx, changes)
+            run = []
+            step(zones, record, self.ctx, changes)
+            if record.seq > self.seen_seq:
                 outcome.rejections[record.reason.value] += 1
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)
+        step_entries(zones, run, self.ctx, changes)
         state.checkpoint = reader.checkpoint
         outcome.more = reader.more
         _keep_segments_in_use(state)

@@ -44,9 +44,15 @@ CLOCK_SKEW_S = 300.0
 _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
 
 
+# Records come out in batches: a batch holds records of one segment and one flow (the
+# main flow, or a range read out of order), so `current_segment` and `main_flow` hold for
+# all of it. A block of plain lines is one batch (a few, in a time-bound slice).
+Batch = Sequence[Entry | Rejection]
 # What a segment's reading gives back: where it ended, the lines it counted, the last
 # line's bytes (for the checkpoint's tail) and whether the slice ran out there.
-SegmentRead = Generator[Entry | Rejection, None, tuple[int, int, bytes | None, bool]]
+SegmentRead = Generator[Batch, None, tuple[int, int, bytes | None, bool]]
+# A time-bound slice looks at the clock after batches of at most this many entries.
+TIMED_BATCH = 256
 
 
 def _last_line(block: bytes) -> bytes:
@@ -259,6 +265,11 @@ class JournalReader:
                 or (self._deadline is not None and time.monotonic() >= self._deadline))
 
     def __iter__(self) -> Iterator[Entry | Rejection]:
+        for batch in self.batches():
+            yield from batch
+
+    def batches(self) -> Iterator[Batch]:
+        """The records, a batch at a time (what iterating the reader gives, grouped)."""
         try:
             yield from self._read()
         finally:
@@ -266,7 +277,7 @@ class JournalReader:
                 os.close(fd)
             self._opened.clear()
 
-    def _read(self) -> Iterator[Entry | Rejection]:
+    def _read(self) -> Iterator[Batch]:
         self._deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
         done = 0  # bytes of the main flow read by earlier segments of this reading
         for name, path, start, already in self._start():
@@ -319,7 +330,8 @@ class JournalReader:
             elif self._deadline is None:  # a generator less per entry: the usual case
                 assert block is not None
                 self._seq += len(entries)
-                yield from entries
+                if entries:  # a block of blank lines takes no seq and gives nothing
+                    yield entries
                 end, lines, last, stopped = (block_end, lines + len(entries),
                                              _last_line(block), False)
             else:
@@ -338,15 +350,20 @@ class JournalReader:
 
     def _timed(self, records: list[Entry], block: bytes, block_end: int, lines: int
                ) -> SegmentRead:
-        """A plain block's records given out one by one, the slice's time looked at after
-        each (the daemon's slices)."""
+        """A plain block's records given out in batches, one record first, then twice as
+        many each time up to TIMED_BATCH, the slice's time looked at after each (the
+        daemon's slices: one stops within a few records of its bound)."""
         assert self._deadline is not None
-        for index, record in enumerate(records):
-            self._seq += 1
-            yield record
-            if time.monotonic() >= self._deadline and index + 1 < len(records):
-                end, line = _after_objects(block, block_end, index + 1)
-                return end, lines + index + 1, line, True
+        taken, size = 0, 1
+        while taken < len(records):
+            batch = records[taken:taken + size]
+            taken += len(batch)
+            self._seq += len(batch)
+            yield batch
+            if time.monotonic() >= self._deadline and taken < len(records):
+                end, line = _after_objects(block, block_end, taken)
+                return end, lines + taken, line, True
+            size = min(2 * size, TIMED_BATCH)
         return (block_end, lines + len(records), _last_line(block),
                 time.monotonic() >= self._deadline)
 
@@ -369,7 +386,7 @@ class JournalReader:
                 yield from self._emit_reserved()
             lines += 1
             if (record := self._record(raw)) is not None:
-                yield record
+                yield (record,)
             if self._spent(spent_before + end):
                 return end, lines, last, True
         return end, lines, last, False
@@ -439,7 +456,7 @@ class JournalReader:
 
     # -- ranges read out of order -----------------------------------------------------
 
-    def _emit_reserved(self, upto: int | None = None) -> Iterator[Entry | Rejection]:
+    def _emit_reserved(self, upto: int | None = None) -> Iterator[Batch]:
         """Ranges the manifest gave seqs to, emitted when the counter reaches them (or,
         before a jump, every range that starts at or before it)."""
         segment = self.current_segment
@@ -453,11 +470,11 @@ class JournalReader:
             for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end, self.hive):
                 if (raw is None or not is_blank(raw)) and (
                         record := self._record(raw)) is not None:
-                    yield record
+                    yield (record,)
         self.current_segment = segment  # the main flow goes on where it was
         self.main_flow = True
 
-    def _read_late(self, done: int) -> Iterator[Entry | Rejection]:
+    def _read_late(self, done: int) -> Iterator[Batch]:
         """Lines that reached a rotated segment after it was moved: seqs after the end,
         within what is left of the slice (`done` bytes read already)."""
         names = self.late_segments
@@ -481,7 +498,7 @@ class JournalReader:
                 end = line_end
                 if (raw is None or not is_blank(raw)) and (
                         record := self._record(raw)) is not None:
-                    yield record
+                    yield (record,)
                 if self._spent(done + end - start):
                     self.more = True  # the range read so far is recorded; the rest waits
                     break

@@ -8,11 +8,12 @@ settings name and never appear in a reason, a log or a file.
 from __future__ import annotations
 
 import os
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from horizon.core.settings import ProviderConfig
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class ProviderError(Exception):
@@ -27,6 +28,8 @@ class Provider(Protocol):
 
 def _call(client: httpx.Client, url: str, payload: dict[str, Any],
           headers: dict[str, str]) -> Any:
+    import httpx  # imported with the first provider built: a daemon without models skips it
+
     try:
         response = client.post(url, json=payload, headers=headers)
     except httpx.TimeoutException:
@@ -112,6 +115,8 @@ class OpenAI:
 
 
 def build_provider(name: str, config: ProviderConfig) -> Provider:
+    import httpx
+
     client = httpx.Client(timeout=httpx.Timeout(config.timeout_s), follow_redirects=False,
                           trust_env=False)
     if name == "ollama":
