@@ -82,14 +82,23 @@ def heading(item: Item, labels: Labels) -> str:
 def heading_size(item: Item, labels: Labels) -> int:
     """len(heading(item)), without formatting the instant (every instant prints in
     INSTANT_CHARS) and with metadata measured once per distinct value."""
-    size = 5 + len(str(item.seq)) + 3 + INSTANT_CHARS + 3 + len(metadata(item.type))
-    if item.tool:
-        size += 3 + len(labels.tool) + 1 + len(metadata(item.tool))
-    if item.sender:
-        size += 3 + len(labels.sender) + 1 + len(metadata(item.sender))
-    if item.writer_id:
+    size = 5 + len(str(item.seq)) + _fields_size(item.type, item.tool, item.sender,
+                                                  item.lighthouse, labels)
+    if item.writer_id:  # each exchange's own, mostly: measured apart from the cache
         size += 3 + 3 + len(metadata(item.writer_id))
-    if item.lighthouse:
+    return size
+
+
+@functools.lru_cache(maxsize=4096)
+def _fields_size(kind: str, tool: str | None, sender: str | None, lighthouse: bool,
+                 labels: Labels) -> int:
+    """What the heading's fields after the seq take: a hive's exchanges share a few."""
+    size = 3 + INSTANT_CHARS + 3 + len(metadata(kind))
+    if tool:
+        size += 3 + len(labels.tool) + 1 + len(metadata(tool))
+    if sender:
+        size += 3 + len(labels.sender) + 1 + len(metadata(sender))
+    if lighthouse:
         size += 3 + len(labels.lighthouse)
     return size
 

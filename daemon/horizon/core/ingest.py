@@ -71,6 +71,7 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
     heads = deferred.heads
     net = zones.net
     net_chars = zones.net_chars
+    printable: set[int] = set()  # seqs of the run's printable answers, looked at once
     for entry in entries:
         lighthouse = entry.phare or (entry.type == CONVERSATION and (
             entry.sender is None or entry.sender in phares))
@@ -80,7 +81,12 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
                     question=entry.question, answer=entry.answer, lighthouse=lighthouse,
                     sender=entry.sender, tool=entry.tool, writer_id=entry.writer_id)
         head = head_size(item, labels)
-        item.chars = head + answer_size(answer_label, item.answer)
+        answer = entry.answer
+        if answer.isprintable():  # one line, nothing to clean: quoted as it is
+            printable.add(item.seq)
+            item.chars = head + (len(answer_label) + len(answer) + 4 if answer else 0)
+        else:
+            item.chars = head + answer_size(answer_label, answer)
         heads[item.seq] = head
         net.append(item)
         net_chars += item.chars
@@ -97,7 +103,7 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
         del net[:count]
         net_chars = size - overhead
         zones.net_chars = net_chars
-        _into_condense(zones, leaving, ctx, changes)
+        _into_condense(zones, leaving, ctx, changes, printable)
     last = entries[-1]
     zones.net_chars = net_chars
     zones.up_to = last.seq
@@ -106,16 +112,19 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
     deferred.unaged_at = ctx.now  # as every step of a pass that defers leaves it
 
 
-def _into_condense(zones: Zones, leaving: list[Item], ctx: Context, changes: Changes) -> None:
+def _into_condense(zones: Zones, leaving: list[Item], ctx: Context, changes: Changes,
+                   printable: set[int]) -> None:
     """What a step's eviction does with what left net, oldest first: each condensed at
     condensé's end, then a fold if the zone is over its budget."""
     deferred = ctx.deferred
-    assert deferred is not None
+    assert deferred is not None and isinstance(ctx.summarizer, Truncation)
+    truncation = ctx.summarizer
     labels = ctx.labels
     condense = zones.condense
     for item in leaving:
         deferred.answers[item.seq] = item.answer  # read if it stays long enough
-        condensed = ctx.summarizer.condense(item)
+        condensed = truncation.condense_answer(
+            item.answer, True if item.seq in printable else None)
         item.answer = condensed.text
         item.source = condensed.level
         item.whole = condensed.whole

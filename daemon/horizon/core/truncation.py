@@ -324,9 +324,15 @@ class Truncation:
         self.ligne_max = ligne_max
 
     def condense(self, exchange: Item) -> Condensed:
-        answer = exchange.answer
+        return self.condense_answer(exchange.answer)
+
+    def condense_answer(self, answer: str, printable: bool | None = None) -> Condensed:
+        """`condense` of an exchange with this answer (`printable`: whether it is, when
+        the caller already looked)."""
         limit = self.ligne_max
-        if len(answer) <= limit * 4 + 64 and answer.isprintable() and "  " not in answer:
+        if printable is None:
+            printable = answer.isprintable()
+        if len(answer) <= limit * 4 + 64 and printable and "  " not in answer:
             # The usual short answer: flattening it only strips its ends, and it was kept
             # whole when that fits (what flat_cut and kept_whole give, without the calls).
             flat = answer.strip(" ")
