@@ -38,12 +38,42 @@ from horizon.core.zones import Zones, mission_text
 RECIT_CUT_ORDER = (*FREE_SECTIONS, MISSION)
 
 
-class View(msgspec.Struct, frozen=True):
-    text: str
-    summary: dict[str, Any]
-    guard_cut: bool = False
-    # Each zone's chars before the hard cut and as injected: {zone: (before, after)}.
-    zone_chars: dict[str, tuple[int, int]] = msgspec.field(default_factory=dict)
+class View:
+    """handoff.md's text, and what `render --json` says of it (`summary`, made when first
+    asked for: a daemon's pass only writes the text)."""
+
+    __slots__ = ("_summary", "_summary_of", "cap", "guard_cut", "mode", "text", "zone_chars")
+
+    def __init__(self, text: str, summary: dict[str, Any] | Callable[[], dict[str, Any]],
+                 guard_cut: bool = False,
+                 zone_chars: dict[str, tuple[int, int]] | None = None, *,
+                 mode: str = "", cap: int = 0) -> None:
+        self.text = text
+        self.mode = mode  # horizon or handoff ("": nothing rendered)
+        self.cap = cap
+        self.guard_cut = guard_cut
+        # Each zone's chars before the hard cut and as injected: {zone: (before, after)}.
+        self.zone_chars = zone_chars if zone_chars is not None else {}
+        self._summary = summary if isinstance(summary, dict) else None
+        self._summary_of = None if isinstance(summary, dict) else summary
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        if self._summary is None:
+            assert self._summary_of is not None
+            self._summary, self._summary_of = self._summary_of(), None
+        return self._summary
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.text, self.summary, self.guard_cut, self.zone_chars, self.mode, self.cap)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, View) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # equal by content, and mutable inside
+
+    def __repr__(self) -> str:
+        return f"View(text={self.text!r}, mode={self.mode!r}, cap={self.cap})"
 
 
 class _Parts:
@@ -122,16 +152,19 @@ BlockMemo = dict[tuple[str, int], tuple[tuple[Any, ...], str]]
 
 def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: Item,
            labels: Labels, make: Callable[[Item, Labels], str]) -> str:
-    made_of = (item.question, item.answer, item.whole, item.lighthouse, item.instant,
-               item.type, item.tool, item.sender, item.writer_id, labels)
     key = (zone, item.seq)
     used.add(key)
     cached = memo.get(key) if memo is not None else None
-    if cached is not None and cached[0] == made_of:
-        return cached[1]
+    if cached is not None:
+        made_of = cached[0]
+        # The same item, answer and labels: a block only changes with its answer (condensed,
+        # replaced by a model) or its lighthouse mark; what else makes it never changes.
+        if (made_of[0] is item and made_of[1] is item.answer and made_of[2] == item.whole
+                and made_of[3] == item.lighthouse and made_of[4] is labels):
+            return cached[1]
     text = make(item, labels)
     if memo is not None:
-        memo[key] = (made_of, text)
+        memo[key] = ((item, item.answer, item.whole, item.lighthouse, labels), text)
     return text
 
 
@@ -163,17 +196,19 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
         net_texts[last.seq] = _cut_block(last, settings.budget_net - overhead, "answer", labels)
         parts.cuts.append({"step": 0, "seq": last.seq})
     before = parts.zone_sizes()
-    _hard_cut(parts, settings.cap, last)
+    cuts = len(parts.cuts)
+    _hard_cut(parts, settings.cap, last, sum(before.values()))
     text = parts.text()
     guarded = bound_text(text, settings.cap)
-    after = parts.zone_sizes()
-    return View(guarded, _summary(parts, bee, settings, zones, guarded), guarded != text,
-                {zone: (before[zone], after[zone]) for zone in before})
+    after = parts.zone_sizes() if len(parts.cuts) != cuts else before
+    return View(guarded, _summary_of(parts, bee, settings, zones, guarded), guarded != text,
+                {zone: (before[zone], after[zone]) for zone in before}, mode="horizon",
+                cap=settings.cap)
 
 
-def _hard_cut(parts: _Parts, cap: int, last: Item | None) -> None:
-    """While over the cap, remove the least precious first (steps 1 to 5 of the hard cut)."""
-    size = len(parts.text())
+def _hard_cut(parts: _Parts, cap: int, last: Item | None, size: int) -> None:
+    """While over the cap (the view being `size` long), remove the least precious first
+    (steps 1 to 5 of the hard cut)."""
     for item in [item for item in parts.condense if not item.lighthouse]:
         if size <= cap:
             return
@@ -214,30 +249,49 @@ def _hard_cut(parts: _Parts, cap: int, last: Item | None) -> None:
         parts.cuts.append({"step": 5, "seq": last.seq})
 
 
-def _summary(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones, text: str
-             ) -> dict[str, Any]:
-    recit = {}
-    if parts.recit_block():
-        for section in SECTIONS:
-            body = [] if section in parts.dropped_sections else section_body(
-                parts.recit, section, parts.mission)
-            recit[section] = "\n".join(body)
+# What the summary lists of an exchange, taken when the view is made (its item may be
+# condensed again or replaced by a model's text after): seq, instant, type, tool, source,
+# chars.
+_Listed = tuple[int, float, str, str | None, str, int]
 
-    def listed(item: Item, chars: int, with_source: bool) -> dict[str, Any]:
-        entry: dict[str, Any] = {"seq": item.seq, "ts": format_instant(item.instant),
-                                 "type": item.type, "tool": item.tool}
-        if with_source:
-            entry["source"] = item.source
-        entry["chars"] = chars
-        return entry
 
-    return {
-        "bee": bee, "mode": "horizon", "up_to": zones.up_to, "chars": len(text),
-        "cap": settings.cap, "recit": recit,
-        "condense": [listed(item, item.chars, True) for item in parts.condense],
-        "net": [listed(item, len(parts.net_texts[item.seq]), False) for item in parts.net],
-        "cut": parts.cuts,
-    }
+def _summary_of(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones, text: str
+                ) -> Callable[[], dict[str, Any]]:
+    """How to make the summary of the view `parts` make, when it is asked for."""
+    condense: list[_Listed] = [(item.seq, item.instant, item.type, item.tool, item.source,
+                                item.chars) for item in parts.condense]
+    net: list[_Listed] = [(item.seq, item.instant, item.type, item.tool, item.source,
+                           len(parts.net_texts[item.seq])) for item in parts.net]
+    recit, mission = parts.recit, parts.mission
+    dropped = frozenset(parts.dropped_sections)
+    shown_recit = bool(parts.recit_block())
+    up_to = zones.up_to
+
+    def summary() -> dict[str, Any]:
+        sections = {}
+        if shown_recit:
+            for section in SECTIONS:
+                body = [] if section in dropped else section_body(recit, section, mission)
+                sections[section] = "\n".join(body)
+        return {
+            "bee": bee, "mode": "horizon", "up_to": up_to, "chars": len(text),
+            "cap": settings.cap, "recit": sections,
+            "condense": [_listed(entry, with_source=True) for entry in condense],
+            "net": [_listed(entry, with_source=False) for entry in net],
+            "cut": parts.cuts,
+        }
+
+    return summary
+
+
+def _listed(entry: _Listed, *, with_source: bool) -> dict[str, Any]:
+    seq, instant, kind, tool, source, chars = entry
+    listed: dict[str, Any] = {"seq": seq, "ts": format_instant(instant), "type": kind,
+                              "tool": tool}
+    if with_source:
+        listed["source"] = source
+    listed["chars"] = chars
+    return listed
 
 
 def _render_handoff(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None
@@ -249,4 +303,4 @@ def _render_handoff(zones: Zones, bee: str, settings: HorizonSettings, mission: 
     text = bound_text("".join(line + "\n" for line in lines), settings.handoff_max)
     summary = {"bee": bee, "mode": "handoff", "up_to": zones.up_to, "chars": len(text),
                "cap": settings.cap, "recit": {}, "condense": [], "net": [], "cut": []}
-    return View(text, summary)
+    return View(text, summary, mode="handoff", cap=settings.cap)

@@ -122,8 +122,11 @@ class BeeEngine:
         self.slice_s = slice_s
         self.state: BeeState | None = None
         self.manifest: Manifest | None = None
-        # A digest of handoff.md as on disk: rewritten only when it changes.
+        # What handoff.md on disk holds: the view this engine last made (`shown_is_ours`,
+        # so a pass that changed nothing has nothing to write), or, just after a load, a
+        # digest of the file found there (rewritten only when the next view differs).
         self.shown: tuple[int, int] | None = None
+        self.shown_is_ours = False
         self.blocks: BlockMemo = {}  # the view's blocks, reused while their entry stays
         self.flags = FlagsCache()
         # Rotated segments to look at for late lines at the next pass (events, the poll).
@@ -147,6 +150,7 @@ class BeeEngine:
         self.state = None
         self.manifest = None
         self.shown = None
+        self.shown_is_ours = False
         self.blocks = {}
         self.flags = FlagsCache()
         self.rotations_checked = False
@@ -173,6 +177,7 @@ class BeeEngine:
             self.late_check |= set(self._manifest().rotated)  # catch up on every segment
             if self.writes:
                 self.shown = digest(read_handoff(self.hive, self.bee))
+                self.shown_is_ours = False
         read_to = self.state.checkpoint if self.state is not None else None
         self.finished += self._finish_rotations(read_to)
         if isinstance(given, Rebuild):
@@ -195,7 +200,10 @@ class BeeEngine:
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
         changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
-                       or outcome.rebuilt or digest(outcome.view.text) != self.shown)
+                       or outcome.rebuilt
+                       # Nothing read, evicted or recorded: the zones, and so the view
+                       # (settings changes rebuild), are as this engine last made them.
+                       or (not self.shown_is_ours and digest(outcome.view.text) != self.shown))
         # A history re-read in slices (new settings, a replaced journal) is committed
         # whole: until its last slice, the bee keeps the view it had, not a younger one.
         was_rebuilding = self.rebuilding
@@ -215,7 +223,7 @@ class BeeEngine:
         if not outcome.more:
             self.late_check.clear()  # else the next slice goes on with the same segments
         if not self.rebuilding:
-            self.shown = digest(outcome.view.text)
+            self.shown_is_ours = True
         if self.writes and not isinstance(given, Rebuild):
             self._rotate_if_due(outcome)  # a rebuild only rebuilds the derived files
         return outcome
@@ -285,7 +293,7 @@ class BeeEngine:
         outcome = Pass(state, view, Changes(), self._manifest())
         if self.writes:
             self._commit(outcome)
-        self.shown = digest(view.text)
+        self.shown_is_ours = True
         return outcome
 
     def _settle_owed(self, now: float) -> None:

@@ -351,9 +351,9 @@ class HiveService:
             if not deferred:
                 self._recovered(runtime)
             if isinstance(given, ModelResult):
-                fields = {"chars": len(outcome.view.text), "cap": outcome.view.summary.get("cap"),
-                          "up_to": outcome.state.zones.up_to,
-                          "mode": outcome.view.summary.get("mode"), "lines": 0,
+                fields = {"chars": len(outcome.view.text), "cap": outcome.view.cap,
+                          "up_to": outcome.state.zones.up_to, "mode": outcome.view.mode,
+                          "lines": 0,
                           "source": given.kind}
                 if not deferred:
                     log.info("handoff.written", **fields)

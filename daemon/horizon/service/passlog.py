@@ -36,8 +36,8 @@ def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:
     if debugging():
         _log_decisions(outcome)
     fields: dict[str, Any] = {
-        "chars": len(outcome.view.text), "cap": outcome.view.summary.get("cap"),
-        "up_to": zones.up_to, "mode": outcome.view.summary.get("mode"), "lines": outcome.read,
+        "chars": len(outcome.view.text), "cap": outcome.view.cap,
+        "up_to": zones.up_to, "mode": outcome.view.mode, "lines": outcome.read,
         "rejected": sum(outcome.rejections.values()), "evicted": len(outcome.changes.evicted),
         "folded": len(outcome.changes.folded), "rebuilt": outcome.rebuilt}
     if not deferred:
