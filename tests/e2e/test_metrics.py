@@ -181,6 +181,27 @@ def test_per_bee_series_stay_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> N
         listener.stop()
 
 
+def test_a_bee_served_again_gets_its_zone_series_back() -> None:
+    metrics = Metrics()
+    listener = Listener(metrics)
+    port = free_port()
+    listener.serve(("127.0.0.1", port))
+    try:
+        metrics.zone_fills("/hive", "mia", {"net": 0.5, "condense": 0.25})
+        metrics.zone_fills("/hive", "noe", {"handoff": 0.75})  # the horizon off
+        metrics.served("/hive", [])
+        assert not [key for key in scrape(port) if key.startswith("horizon_zone_fill_ratio{")]
+        metrics.served("/hive", ["mia", "noe"])
+        metrics.zone_fills("/hive", "mia", {"net": 0.125})
+        metrics.zone_fills("/hive", "noe", {"handoff": 0.5})
+        samples = scrape(port)
+        assert samples['horizon_zone_fill_ratio{bee="mia",hive="/hive",zone="net"}'] == 0.125
+        assert samples['horizon_zone_fill_ratio{bee="noe",hive="/hive",zone="handoff"}'] == 0.5
+        assert 'horizon_zone_fill_ratio{bee="mia",hive="/hive",zone="condense"}' not in samples
+    finally:
+        listener.stop()
+
+
 def test_the_grafana_dashboard_queries_only_metrics_the_daemon_exposes() -> None:
     dashboard = json.loads((Path(__file__).resolve().parents[2] / "docs" /
                             "grafana-horizon.json").read_text(encoding="utf-8"))

@@ -11,15 +11,16 @@ from hypothesis import strategies as st
 
 from horizon.core.blocks import Item
 from horizon.core.bound import bound_text
+from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry
 from horizon.core.ingest import apply
 from horizon.core.labels import FRENCH
 from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
-from horizon.core.render import render
+from horizon.core.render import BlockMemo, render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Changes, Context, Zones, sweep
+from horizon.core.zones import Changes, Context, Zones, settle, sweep
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 
 BEE = "mia"
@@ -137,6 +138,29 @@ def test_ingesting_in_chunks_equals_a_full_rebuild(entries: list[Entry],
         apply(zones, copy.deepcopy(entries[start:end]), ctx)
         sweep(zones, ctx)
     assert msgspec.to_builtins(zones) == msgspec.to_builtins(whole)
+
+
+@given(histories(), horizon_settings(), horizon_settings(), missions, st.floats(0, 100),
+       st.lists(st.integers(min_value=1, max_value=60), max_size=8))
+def test_a_view_reusing_its_earlier_blocks_is_the_view_made_afresh(
+        entries: list[Entry], settings: HorizonSettings, other: HorizonSettings,
+        mission: str | None, hours: float, cuts: list[int]) -> None:
+    """The blocks (and the récit) a bee's earlier views rendered, reused while their
+    entries stay, give the view that rendering from nothing gives: after every chunk, and
+    under other settings (other labels, budgets, cap) with the same memo."""
+    now = later(entries, hours)
+    zones = Zones()
+    ctx = Context(BEE, settings, Truncation(settings.ligne_max), now, mission,
+                  deferred=Deferred())
+    memo: BlockMemo = {}
+    bounds = sorted({min(cut, len(entries)) for cut in cuts} | {0, len(entries)})
+    for start, end in itertools.pairwise(bounds):
+        apply(zones, copy.deepcopy(entries[start:end]), ctx)
+        sweep(zones, ctx)
+        settle(zones, ctx)
+        assert render(zones, BEE, settings, mission, memo) == render(zones, BEE, settings,
+                                                                     mission)
+        assert render(zones, BEE, other, mission, memo) == render(zones, BEE, other, mission)
 
 
 @given(st.lists(texts, max_size=40), missions, st.integers(min_value=1000, max_value=5000))

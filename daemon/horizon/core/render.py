@@ -97,6 +97,10 @@ class _Parts:
         self._recit_texts: dict[frozenset[str], tuple[Recit, str]] = {}
         self.cuts: list[dict[str, Any]] = []
 
+    def seed_recit(self, text: str) -> None:
+        """The récit block with no section dropped, already rendered."""
+        self._recit_texts[frozenset()] = (self.recit, text)
+
     def recit_block(self) -> str:
         dropped = frozenset(self.dropped_sections)
         cached = self._recit_texts.get(dropped)
@@ -168,6 +172,28 @@ def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: 
     return text
 
 
+_RECIT_KEY = ("recit", 0)  # the récit's entry in a BlockMemo
+
+
+def _bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Recit,
+                   mission: str | None, budget: int, labels: Labels
+                   ) -> tuple[Recit, str | None, str]:
+    """bound_recit, and the block of what it keeps: the récit changes only at folds, so
+    a bee's earlier view usually has both (`memo`)."""
+    used.add(_RECIT_KEY)
+    cached = memo.get(_RECIT_KEY) if memo is not None else None
+    if cached is not None:
+        made_of = cached[0]
+        if (made_of[0] is recit and made_of[1] == mission and made_of[2] == budget
+                and made_of[3] is labels):
+            return made_of[4], made_of[5], cached[1]
+    bounded, shown_mission = bound_recit(recit, mission, budget, labels)
+    text = recit_text(bounded, shown_mission, labels)
+    if memo is not None:
+        memo[_RECIT_KEY] = ((recit, mission, budget, labels, bounded, shown_mission), text)
+    return bounded, shown_mission, text
+
+
 def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None,
            memo: BlockMemo | None = None) -> View:
     """The text of handoff.md and its JSON summary (`memo`: the blocks of this bee's
@@ -178,9 +204,10 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     labels = settings.labels
     head = header(bee, "horizon", zones.up_to, zones.at)
     tail_notice = notice(bee, labels)
-    recit, shown_mission = bound_recit(zones.recit, mission_text(mission, settings),
-                                       settings.budget_recit, labels)
     used: set[tuple[str, int]] = set()
+    recit, shown_mission, recit_whole = _bounded_recit(
+        memo, used, zones.recit, mission_text(mission, settings), settings.budget_recit,
+        labels)
     net_texts = {item.seq: _block(memo, used, "net", item, labels, net_block)
                  for item in zones.net}
     condensed_texts = {item.seq: _block(memo, used, "condense", item, labels, condensed_block)
@@ -190,6 +217,7 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
             del memo[key]
     parts = _Parts(head, recit, shown_mission, zones.condense, tail_notice, zones.net, net_texts,
                    condensed_texts, labels)
+    parts.seed_recit(recit_whole)
     overhead = len(head) + len(tail_notice)
     last = zones.net[-1] if zones.net else None
     if last is not None and overhead + len(net_texts[last.seq]) > settings.budget_net:

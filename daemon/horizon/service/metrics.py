@@ -108,7 +108,10 @@ class Metrics:
                                         "Bees left without per-bee series (over the cap)",
                                         registry=registry)
         self.exposition = make_wsgi_app(registry)
+        self.truncation_calls = self.summarizer_calls.labels(TRUNCATION)
         self.bees_with_series: set[tuple[str, str]] = set()
+        # Each served bee's zone-fill series, looked up once rather than at every pass.
+        self.fills: dict[tuple[str, str], dict[str, Gauge]] = {}
         self.dropped: set[tuple[str, str]] = set()
         self.health = Health(False, ["starting: the bees are being brought up to date"])
 
@@ -141,7 +144,7 @@ class Metrics:
             self.folds.inc(outcome.changes.folds)
             written = len(outcome.changes.evicted) + outcome.changes.folds
             if written:  # truncation writes first, whatever a model replaces later
-                self.summarizer_calls.labels(TRUNCATION).inc(written)
+                self.truncation_calls.inc(written)
         if outcome.rotated is not None:
             self.rotations.inc()
         if settings.actif:
@@ -153,8 +156,12 @@ class Metrics:
 
     def zone_fills(self, hive: str, bee: str, fills: dict[str, float]) -> None:
         if self.has_series(hive, bee):
+            series = self.fills.setdefault((hive, bee), {})
             for zone, ratio in fills.items():
-                self.zone_fill.labels(hive, bee, zone).set(ratio)
+                child = series.get(zone)
+                if child is None:
+                    child = series[zone] = self.zone_fill.labels(hive, bee, zone)
+                child.set(ratio)
 
     def lag_of(self, hive: str, bee: str, seconds: float) -> None:
         if self.has_series(hive, bee):
@@ -166,9 +173,10 @@ class Metrics:
         for key in [key for key in self.bees_with_series if key[0] == hive
                     and key[1] not in keep]:
             self.bees_with_series.discard(key)
+            self.fills.pop(key, None)
             with contextlib.suppress(KeyError):  # no beat set it yet
                 self.lag.remove(*key)
-            for zone in ZONES:
+            for zone in (*ZONES, "handoff"):
                 with contextlib.suppress(KeyError):  # no pass wrote that zone yet
                     self.zone_fill.remove(*key, zone)
         self.dropped = {key for key in self.dropped if key[0] != hive or key[1] in keep}
