@@ -2,23 +2,30 @@
 JSON to stdout under systemd or with `--log-stdout`, readable lines on a terminal.
 
 Journal text and keys never reach a log: callers pass counts, seqs, reasons and paths.
+
+A line is rendered once, by structlog's own pipeline, and written to every output by one
+small sink (`_Outputs`): a busy daemon logs a line per pass, and going through the
+standard library's records, handlers and formatters cost it several times the pass's
+own rendering. The libraries' warnings (watchdog, APScheduler) still come through the
+standard library, and reach the same outputs as JSON lines like ours.
 """
 
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+import msgspec
 import structlog
+from structlog.typing import EventDict
 
 LOG_FILE = "horizon.jsonl"
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
-           "error": logging.ERROR}
-_handlers: list[logging.Handler] = []
+           "error": logging.ERROR, "critical": logging.CRITICAL}
 _SYSLOG_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3,
                     logging.CRITICAL: 2}
 
@@ -38,33 +45,137 @@ def stdout_is_the_journal() -> bool:
         return False
 
 
-def _pre_chain() -> list[Any]:
-    return [
-        structlog.contextvars.merge_contextvars,
-        structlog.stdlib.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
-    ]
+class LogDirError(Exception):
+    """The log folder cannot be made or its file opened: the message names it and why."""
 
 
-def _formatter(renderer: Any) -> logging.Formatter:
-    return structlog.stdlib.ProcessorFormatter(
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                    structlog.processors.format_exc_info, renderer],
-        foreign_pre_chain=_pre_chain(),
-    )
+class _LogFile:
+    """The log file, opened again when logrotate moved or removed it (as the standard
+    library's WatchedFileHandler does: a stat of its name before each line)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stream = self._open()
+
+    def _open(self) -> TextIO:
+        stream = self.path.open("a", encoding="utf-8")
+        info = os.fstat(stream.fileno())
+        self.identity = (info.st_dev, info.st_ino)
+        return stream
+
+    def write(self, line: str) -> None:
+        try:
+            info = os.stat(self.path)
+            moved = (info.st_dev, info.st_ino) != self.identity
+        except FileNotFoundError:
+            moved = True
+        if moved:
+            self.reopen()
+        self.stream.write(line)
+        self.stream.flush()
+
+    def reopen(self) -> None:
+        self.stream.close()
+        self.stream = self._open()
+
+    def close(self) -> None:
+        self.stream.close()
 
 
-class _PriorityPrefixed(logging.Formatter):
-    """journald reads a leading `<N>` as the line's syslog priority (SyslogLevelPrefix=,
-    on by default), so `journalctl -p warning` filters our lines like any daemon's."""
+_encoder = msgspec.json.Encoder(enc_hook=repr)  # what JSON cannot hold is shown as repr
 
-    def __init__(self, inner: logging.Formatter) -> None:
-        super().__init__()
-        self.inner = inner
 
-    def format(self, record: logging.LogRecord) -> str:
-        priority = _SYSLOG_PRIORITY.get(record.levelno, 6)
-        return f"<{priority}>{self.inner.format(record)}"
+def _json(event: EventDict) -> str:
+    try:
+        return _encoder.encode(event).decode("utf-8")
+    except (TypeError, ValueError, OverflowError):
+        # A key that is not a string, a number too large: every value as its repr.
+        return _encoder.encode({str(key): value if isinstance(value, str | int | float | bool)
+                                else repr(value) for key, value in event.items()}
+                               ).decode("utf-8")
+
+
+class _Outputs:
+    """Where every line goes, and from which level. One object for the daemon's life:
+    loggers made before a reload keep writing through it, to the outputs of the day."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.level = logging.INFO
+        self.file: _LogFile | None = None
+        self.stdout: TextIO | None = None
+        self.prefixed = False  # stdout is the journal: each line says its priority
+        self.console: TextIO | None = None
+        self.pretty = structlog.dev.ConsoleRenderer(colors=True)
+
+    def emit(self, levelno: int, event: EventDict) -> None:
+        if levelno < self.level:
+            return
+        line = _json(event) + "\n"
+        with self.lock:
+            if self.file is not None:
+                self.file.write(line)
+            if self.stdout is not None:
+                if self.prefixed:
+                    self.stdout.write(f"<{_SYSLOG_PRIORITY.get(levelno, 6)}>")
+                self.stdout.write(line)
+                self.stdout.flush()
+            if self.console is not None:
+                self.console.write(self.pretty(None, "", dict(event)) + "\n")
+                self.console.flush()
+
+    # What structlog's bound loggers call, by level, with the event rendered as a dict.
+    def debug(self, event: EventDict) -> None:
+        self.emit(logging.DEBUG, event)
+
+    def info(self, event: EventDict) -> None:
+        self.emit(logging.INFO, event)
+
+    def warning(self, event: EventDict) -> None:
+        self.emit(logging.WARNING, event)
+
+    def error(self, event: EventDict) -> None:
+        self.emit(logging.ERROR, event)
+
+    def critical(self, event: EventDict) -> None:
+        self.emit(logging.CRITICAL, event)
+
+
+_OUTPUTS = _Outputs()
+
+
+def _below_level(logger: Any, method: str, event: EventDict) -> EventDict:
+    # Checked first, so a debug line costs nothing when nobody reads it.
+    if _LEVELS.get(method, logging.INFO) < _OUTPUTS.level:
+        raise structlog.DropEvent
+    return event
+
+
+def _to_outputs(logger: Any, method: str, event: EventDict
+                ) -> tuple[tuple[EventDict], dict[str, Any]]:
+    return (event,), {}  # the sink's level method takes the event itself
+
+
+_PROCESSORS: list[Any] = [
+    _below_level,
+    structlog.contextvars.merge_contextvars,
+    structlog.processors.add_log_level,
+    structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
+    structlog.processors.format_exc_info,
+]
+
+
+class _LibraryLines(logging.Handler):
+    """The libraries' own records, as lines of ours."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        event: EventDict = {"event": record.getMessage()}
+        if record.exc_info:
+            event["exc_info"] = record.exc_info
+        level = record.levelname.lower()
+        for process in _PROCESSORS[1:]:
+            event = process(None, level, event)
+        _OUTPUTS.emit(record.levelno, event)
 
 
 class _StoppingEmitter(logging.Filter):
@@ -76,79 +187,63 @@ class _StoppingEmitter(logging.Filter):
         return not str(record.msg).startswith("InotifyEmitter.queue_events() called when")
 
 
-class LogDirError(Exception):
-    """The log folder cannot be made or its file opened: the message names it and why."""
-
-
 def configure(log_dir: Path | None, level: str = "info", fmt: str = "auto",
               stdout: bool = False) -> Path | None:
     """Set up every output; returns the log file's path. Raises LogDirError, with the
     outputs in place left as they were, when the log file cannot be opened."""
-    json_renderer = structlog.processors.JSONRenderer(ensure_ascii=False)
     path = None
-    handlers: list[logging.Handler] = []
+    log_file = None
     if log_dir is not None:
         try:
             log_dir.mkdir(mode=0o750, parents=True, exist_ok=True)
             path = log_dir / LOG_FILE
-            # WatchedFileHandler reopens the file when logrotate moves it away.
-            file_handler = logging.handlers.WatchedFileHandler(path, encoding="utf-8")
+            log_file = _LogFile(path)
         except OSError as error:
             raise LogDirError(f"cannot write the log file in {log_dir}: "
                               f"{error.strerror or error}") from None
-        file_handler.setFormatter(_formatter(json_renderer))
-        handlers.append(file_handler)
-    root = logging.getLogger("horizon")
-    for handler in _handlers:
-        root.removeHandler(handler)
-        handler.close()
-    _handlers[:] = handlers
-    root.setLevel(_LEVELS.get(level, logging.INFO))
-    root.propagate = False
-    if stdout or under_systemd():
-        stream: logging.Handler = logging.StreamHandler(sys.stdout)
-        stream.setFormatter(_PriorityPrefixed(_formatter(json_renderer))
-                            if stdout_is_the_journal() else _formatter(json_renderer))
-        _handlers.append(stream)
-    elif sys.stderr.isatty() and fmt != "json":
-        stream = logging.StreamHandler(sys.stderr)
-        stream.setFormatter(_formatter(structlog.dev.ConsoleRenderer(colors=True)))
-        _handlers.append(stream)
-    for handler in _handlers:
-        root.addHandler(handler)
-    # The libraries' own warnings go to the same outputs, as JSON lines like ours.
+    with _OUTPUTS.lock:
+        if _OUTPUTS.file is not None:
+            _OUTPUTS.file.close()
+        _OUTPUTS.file = log_file
+        _OUTPUTS.level = _LEVELS.get(level, logging.INFO)
+        _OUTPUTS.stdout = _OUTPUTS.console = None
+        _OUTPUTS.prefixed = False
+        if stdout or under_systemd():
+            _OUTPUTS.stdout = sys.stdout
+            _OUTPUTS.prefixed = stdout_is_the_journal()
+        elif sys.stderr.isatty() and fmt != "json":
+            _OUTPUTS.console = sys.stderr
+    # The libraries' warnings go to the same outputs, as JSON lines like ours.
     for name in ("apscheduler", "watchdog"):
         library = logging.getLogger(name)
-        library.handlers = list(_handlers)
+        library.handlers = [_LibraryLines()]
         library.setLevel(logging.WARNING)
         library.propagate = False
     logging.getLogger("watchdog.observers.inotify").filters = [_StoppingEmitter()]
     structlog.configure(
-        processors=[*_pre_chain(), structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=False,
+        processors=[*_PROCESSORS, _to_outputs],
+        logger_factory=lambda *args: _OUTPUTS,
+        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+        cache_logger_on_first_use=True,  # the outputs change in place, never the chain
     )
     return path
 
 
+def debugging() -> bool:
+    """Whether debug lines are written (checked once per pass by who makes many)."""
+    return _OUTPUTS.level <= logging.DEBUG
+
+
 def current_file() -> str | None:
     """The log file lines go to now, if any."""
-    return next((handler.baseFilename for handler in _handlers
-                 if isinstance(handler, logging.FileHandler)), None)
+    return str(_OUTPUTS.file.path) if _OUTPUTS.file is not None else None
 
 
 def reopen() -> None:
     """Close the log file so the next line opens it afresh (SIGHUP, after logrotate)."""
-    for handler in _handlers:
-        if isinstance(handler, logging.FileHandler):
-            handler.acquire()
-            try:
-                if handler.stream:
-                    handler.stream.close()
-                handler.stream = handler._open()
-            finally:
-                handler.release()
+    with _OUTPUTS.lock:
+        if _OUTPUTS.file is not None:
+            _OUTPUTS.file.reopen()
 
 
 def get_logger() -> Any:

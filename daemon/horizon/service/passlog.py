@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from horizon.engine.stepping import Pass
 from horizon.hive.manifest import Clamp
+from horizon.service import logs
 from horizon.service.logs import get_logger
 
 log = get_logger()
@@ -47,7 +47,7 @@ def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:
 
 def debugging() -> bool:
     # Checked once per pass: the per-entry lines cost nothing when nobody reads them.
-    return logging.getLogger("horizon").isEnabledFor(logging.DEBUG)
+    return logs.debugging()
 
 
 def _log_decisions(outcome: Pass) -> None:
