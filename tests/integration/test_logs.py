@@ -18,3 +18,35 @@ def test_watchdogs_stopping_race_is_not_logged_but_its_other_errors_are(
     inotify.error("something else went wrong")
     events = [json.loads(line)["event"] for line in path.read_text().splitlines()]
     assert events == ["something else went wrong"]
+
+
+def test_a_log_file_moved_away_by_logrotate_is_opened_again(tmp_path: Path) -> None:
+    path = logs.configure(tmp_path, "info", "json")
+    assert path is not None
+    log = logs.get_logger()
+    log.info("before.rotation")
+    path.rename(tmp_path / "horizon.jsonl.1")  # logrotate's create mode
+    log.info("after.rotation")
+    assert [json.loads(line)["event"] for line in path.read_text().splitlines()] == [
+        "after.rotation"]
+    rotated = (tmp_path / "horizon.jsonl.1").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in rotated] == ["before.rotation"]
+    path.unlink()  # removed outright: opened again as well
+    log.warning("after.removal")
+    assert json.loads(path.read_text())["level"] == "warning"
+
+
+def test_a_new_level_applies_to_loggers_made_before_it(tmp_path: Path) -> None:
+    log = logs.get_logger()
+    path = logs.configure(tmp_path, "info", "json")
+    assert path is not None
+    log.debug("hidden")
+    log.info("shown")
+    logs.configure(tmp_path, "debug", "json")  # a reload asks for more
+    log.debug("now.shown")
+    logs.configure(tmp_path, "warning", "json")
+    log.info("hidden.again")
+    log.error("an.error", count=2)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [event["event"] for event in events] == ["shown", "now.shown", "an.error"]
+    assert events[-1]["count"] == 2 and events[-1]["level"] == "error"
