@@ -248,7 +248,7 @@ def test_rebuild_writes_handoff_and_state(tmp_path: Path, run: Run) -> None:
     text = handoff(hive)
     assert text.startswith(f"<!-- horizon format=1 bee={BEE} mode=horizon up_to=4 ")
     state = json.loads((hive / "horizon" / BEE / "state.json").read_text(encoding="utf-8"))
-    assert state["format"] == 5
+    assert state["format"] == 6
     assert state["bee"] == BEE
     assert state["checkpoint"]["seq"] == 4
     journal = hive / "window" / f"{BEE}-messages.jsonl"

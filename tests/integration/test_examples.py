@@ -748,21 +748,25 @@ def test_rebuilding_at_an_earlier_now_records_no_clock_skew(tmp_path: Path) -> N
 
 
 def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
-    """Format 4 kept no signals with condensed entries; format 5 does. A format-4 state is
-    read as no state: the engine rebuilds, and says so."""
-    hive = make_hive(tmp_path, [entry(f"q{n}") for n in range(12)], bee_toml=HORIZON_ON)
+    """Format 5 kept each quote's seqs as an object; format 6 as an array. A format-5
+    state is read as no state: the engine rebuilds, and says so."""
+    lines = [entry(f"q{n}", "a" * 400, kind="conversation") for n in range(150)]
+    hive = make_hive(tmp_path, lines, bee_toml=HORIZON_ON)
     current = engine_pass(hive)
     path = hive / "horizon" / BEE / "state.json"
     previous = json.loads(path.read_bytes())
-    previous["format"] = 4
-    for item in previous["zones"]["condense"]:
-        item.pop("signals", None)
+    heard = previous["zones"]["recit"]["heard"]
+    assert heard, "the operator's words were folded: their seqs are remembered"
+    previous["format"] = 5
+    previous["zones"]["recit"]["heard"] = {
+        key: {"count": count, "first": first, "newest": newest}
+        for key, (count, first, newest) in heard.items()}
     path.write_text(json.dumps(previous), encoding="utf-8")
 
     assert load_state(hive, BEE) is None
     again = engine_pass(hive)
     assert again.rebuilt
-    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 5
+    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 6
     assert msgspec.to_builtins(again.state) == msgspec.to_builtins(current.state)
 
 

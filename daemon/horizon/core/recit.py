@@ -66,9 +66,10 @@ class Quote(msgspec.Struct, frozen=True):
         return ", ".join(f"#{seq}" for seq in seqs)
 
 
-class Heard(msgspec.Struct, frozen=True):
+class Heard(msgspec.Struct, frozen=True, array_like=True):
     """Every distinct quote's seqs, kept after its text left the récit, so that a question
-    asked again lists the same seqs however the folds fell."""
+    asked again lists the same seqs however the folds fell. Stored as an array: 512 of
+    them are rewritten with the state at every pass."""
 
     count: int
     first: int
