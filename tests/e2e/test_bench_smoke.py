@@ -45,9 +45,26 @@ def test_the_bench_harness_runs_and_reports_every_target(tmp_path: Path) -> None
     assert search["segments"] >= 2 and search["hits_expected"], search
     assert search["search_entries_per_s"] > 0 and search["peak_mb_small"] > 0
     assert results["show"]["first_ms"] > 0 and results["show"]["last_ms"] > 0
-    assert results["catch_up"]["entries_per_s"] > 0 and results["catch_up"]["segments"] >= 2
+    catch_up = results["catch_up"]
+    assert catch_up["entries_per_s"] > 0 and catch_up["segments"] >= 2
+    assert catch_up["zones_us_per_entry"] > 0 and results["ingest"]["zones_stage_us_per_entry"] > 0
     live = results["live"]
     assert live["lines"] > 0 and live["unseen"] == 0 and live["peak_rss_mb"] > 0
     fair = results["fairness"]
     assert fair["lines"] > 0 and fair["unseen"] == 0
     assert fair["watchdog_pings"] >= 2
+
+
+def test_the_bench_runs_some_items_alone_and_reports_only_their_rows(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--smoke",
+                          "--only", "ingest", "--out", str(out)], capture_output=True,
+                         text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(out.read_text())
+    assert set(report["results"]) == {"ingest"}
+    assert [row["name"] for row in report["targets"]] == ["1a read stage vs floor"]
+    wrong = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--smoke",
+                            "--only", "ingest,nothing", "--out", str(out)],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert wrong.returncode == 2 and "unknown items: nothing" in wrong.stderr
