@@ -28,6 +28,8 @@ def line(question: str, answer: str, ensure_ascii: bool) -> bytes:
 def test_a_line_whose_text_holds_the_words_is_kept(question: str, answer: str,
                                                    data: st.DataObject,
                                                    ensure_ascii: bool) -> None:
+    # A journal line is UTF-8: a lone surrogate cannot be written unescaped.
+    assume(ensure_ascii or not any("\ud800" <= char <= "\udfff" for char in question + answer))
     folded = fold(question) or "x"
     start = data.draw(st.integers(0, len(folded) - 1))
     stop = data.draw(st.integers(start + 1, min(len(folded), start + 6)))

@@ -197,8 +197,18 @@ def _lines_of_quote(seqs: str, text: str) -> tuple[str, ...]:
 _cached_quote_lines = functools.lru_cache(maxsize=4096)(_lines_of_quote)
 
 
-def quote_lines(quote: Quote) -> list[str]:
-    return list(_quote_lines(quote.shown_seqs(), quote.text))
+def quote_lines(quote: Quote) -> tuple[str, ...]:
+    if len(quote.text) > CACHED_CHARS:
+        return _lines_of(quote.seq, quote.seqs, quote.count, quote.text)
+    return _cached_lines_of(quote.seq, quote.seqs, quote.count, quote.text)
+
+
+def _lines_of(seq: int, seqs: tuple[int, ...], count: int, text: str) -> tuple[str, ...]:
+    """Rendered once per distinct quote: every fold renders and weighs those it keeps."""
+    return _quote_lines(Quote(seq, text, seqs, count).shown_seqs(), text)
+
+
+_cached_lines_of = functools.lru_cache(maxsize=4096)(_lines_of)
 
 
 def quote_size(quote: Quote) -> int:
@@ -208,9 +218,7 @@ def quote_size(quote: Quote) -> int:
 
 
 def _size_of_quote(seq: int, seqs: tuple[int, ...], count: int, text: str) -> int:
-    """Measured once per distinct quote: every fold weighs the quotes it keeps."""
-    shown = Quote(seq, text, seqs, count).shown_seqs()
-    return sum(len(line) + 1 for line in _quote_lines(shown, text))
+    return sum(len(line) + 1 for line in _lines_of(seq, seqs, count, text))
 
 
 _cached_quote_size = functools.lru_cache(maxsize=4096)(_size_of_quote)
