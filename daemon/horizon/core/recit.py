@@ -170,15 +170,15 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
     return msgspec.structs.replace(recit, paroles=tuple(held.values()), heard=heard)
 
 
-def newest_within(quotes: list[Quote], room: int) -> list[Quote]:
-    """The newest quotes whose sizes add up within `room`, up to the first that does not
-    fit (older ones go first, whole)."""
-    kept: list[Quote] = []
-    for quote in reversed(quotes):
-        room -= quote_size(quote)
+def _newest_within(quotes: list[tuple[Quote, int]], room: int) -> list[tuple[Quote, int]]:
+    """The newest quotes (each with its size) whose sizes add up within `room`, up to the
+    first that does not fit (older ones go first, whole)."""
+    kept: list[tuple[Quote, int]] = []
+    for quote, size in reversed(quotes):
+        room -= size
         if room < 0:
             break
-        kept.append(quote)
+        kept.append((quote, size))
     return kept
 
 
@@ -269,12 +269,17 @@ def render_recit(recit: Recit, mission: str | None, labels: Labels,
 
 def recit_size(recit: Recit, mission: str | None, labels: Labels) -> int:
     """len(render_recit(recit, mission, labels)), by arithmetic."""
+    return _sized(recit, mission, labels, [quote_size(quote) for quote in recit.paroles],
+                  {name: [line_size(line.text) for line in recit.lines_of(name)]
+                   for name in FREE_SECTIONS})
+
+
+def _sized(recit: Recit, mission: str | None, labels: Labels, quote_sizes: list[int],
+           line_sizes: dict[str, list[int]]) -> int:
     if recit.is_empty() and not mission:
         return 0
     return (frame_size(labels) + (mission_size(mission) if mission else 0)
-            + sum(quote_size(quote) for quote in recit.paroles)
-            + sum(line_size(line.text) for name in FREE_SECTIONS
-                  for line in recit.lines_of(name)))
+            + sum(quote_sizes) + sum(sum(sizes) for sizes in line_sizes.values()))
 
 
 def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
@@ -287,39 +292,46 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
     likewise; then those newest lines whole and the free sections' other lines, newest
     first, each one that fits.
     """
-    if recit_size(recit, mission, labels) <= budget:
+    # Every quote and line measured once: the choices below weigh them again and again.
+    quote_sizes = [quote_size(quote) for quote in recit.paroles]
+    sections = {name: recit.lines_of(name) for name in FREE_SECTIONS}
+    line_sizes = {name: [line_size(line.text) for line in lines]
+                  for name, lines in sections.items()}
+    if _sized(recit, mission, labels, quote_sizes, line_sizes) <= budget:
         return recit, mission
     room = budget - frame_size(labels)
     if mission:
         if mission_size(mission) > room:
             mission = cut(mission, max(0, room - 3)) or None
         room -= mission_size(mission) if mission else 0
-    chosen: dict[str, dict[int, Line]] = {name: {} for name in FREE_SECTIONS}
-    newest = sorted(((lines[-1], name) for name in FREE_SECTIONS
-                     if (lines := recit.lines_of(name))),
+    chosen: dict[str, dict[int, tuple[Line, int]]] = {name: {} for name in FREE_SECTIONS}
+    newest = sorted(((lines[-1], name) for name, lines in sections.items() if lines),
                     key=lambda pair: pair[0].seq, reverse=True)
     for line, name in newest:
         short = Line(line.seq, cut(flatten(line.text), MIN_LINE_CHARS))
-        if line_size(short.text) <= room:
-            chosen[name][len(recit.lines_of(name)) - 1] = short
-            room -= line_size(short.text)
+        size = line_size(short.text)
+        if size <= room:
+            chosen[name][len(sections[name]) - 1] = (short, size)
+            room -= size
     kept_quotes: set[int] = set()
+    sized = list(zip(recit.paroles, quote_sizes, strict=True))
     for passing in (False, True):  # standing words first, then those that expire
-        for quote in newest_within([q for q in recit.paroles if q.passing == passing], room):
+        for quote, size in _newest_within([pair for pair in sized
+                                           if pair[0].passing == passing], room):
             kept_quotes.add(id(quote))
-            room -= quote_size(quote)
+            room -= size
     others = sorted(((line.seq, -FREE_SECTIONS.index(name), index, name)
-                     for name in FREE_SECTIONS
-                     for index, line in enumerate(recit.lines_of(name))), reverse=True)
+                     for name, lines in sections.items()
+                     for index, line in enumerate(lines)), reverse=True)
     for _, _, index, name in others:
-        line = recit.lines_of(name)[index]
+        line = sections[name][index]
         held = chosen[name].get(index)
-        extra = line_size(line.text) - (line_size(held.text) if held else 0)
-        if held != line and extra <= room:
-            chosen[name][index] = line
+        extra = line_sizes[name][index] - (held[1] if held else 0)
+        if (held is None or held[0] != line) and extra <= room:
+            chosen[name][index] = (line, line_sizes[name][index])
             room -= extra
-    sections = {name: tuple(lines[index] for index in sorted(lines))
-                for name, lines in chosen.items() if lines}
+    kept = {name: tuple(lines[index][0] for index in sorted(lines))
+            for name, lines in chosen.items() if lines}
     return (msgspec.structs.replace(
-        recit, sections=sections,
+        recit, sections=kept,
         paroles=tuple(quote for quote in recit.paroles if id(quote) in kept_quotes)), mission)
