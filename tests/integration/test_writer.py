@@ -86,30 +86,41 @@ def test_a_failure_drops_what_follows_until_the_bee_is_reset(tmp_path: Path) -> 
     assert state_path(hive, "b").read_bytes() == b'{"n": 4}'  # never held up by "a"
 
 
+class HeldWriter:
+    """A writer whose thread waits, once the first commit is written, until released: the
+    commits handed in meanwhile pile up behind it."""
+
+    def __init__(self) -> None:
+        self.told = Told()
+        self.held, self.release = threading.Event(), threading.Event()
+        self.writer = Writer(self.hold_the_first)
+
+    def hold_the_first(self, done: Commit, error: str | None) -> None:
+        self.told(done, error)
+        if done.state == b'{"n": 1}':
+            self.held.set()
+            self.release.wait(10)
+
+    def start(self, key: tuple[Path, str], first: Commit) -> None:
+        self.writer.submit(key, first)
+        assert self.held.wait(10)
+
+
 def test_commits_waiting_for_a_bee_are_written_as_one_with_every_record(
         tmp_path: Path) -> None:
     hive = new_hive(tmp_path)
-    held, release = threading.Event(), threading.Event()
-    told = Told()
-
-    def hold_the_first(done: Commit, error: str | None) -> None:
-        told(done, error)
-        if done.state == b'{"n": 1}':
-            held.set()
-            release.wait(10)  # the writer thread waits here: the next commits pile up
-
-    writer = Writer(hold_the_first)
+    held = HeldWriter()
+    writer, told = held.writer, held.told
     key = (hive, "a")
     first = commit(hive, "a", 1)
     first.records = [Clamp(1, 1.0)]
-    writer.submit(key, first)
-    assert held.wait(10)
+    held.start(key, first)
     for number in (2, 3, 4):
         waiting = commit(hive, "a", number)
         waiting.records = [Clamp(number, float(number))]
         writer.submit(key, waiting)
     assert not writer.wait(key, timeout=0.2)  # held behind the first
-    release.set()
+    held.release.set()
     writer.close()
     assert state_path(hive, "a").read_bytes() == b'{"n": 4}'
     assert handoff_path(hive, "a").read_bytes() == b"view 4\n"
@@ -123,25 +134,16 @@ def test_commits_waiting_for_a_bee_are_written_as_one_with_every_record(
 
 def test_merged_commits_that_fail_are_dropped_and_told_once(tmp_path: Path) -> None:
     hive = new_hive(tmp_path)
-    held, release = threading.Event(), threading.Event()
-    told = Told()
-
-    def hold_the_first(done: Commit, error: str | None) -> None:
-        told(done, error)
-        if done.state == b'{"n": 1}':
-            held.set()
-            release.wait(10)
-
-    writer = Writer(hold_the_first)
+    held = HeldWriter()
+    writer, told = held.writer, held.told
     key = (hive, "a")
-    writer.submit(key, commit(hive, "a", 1))
-    assert held.wait(10)
+    held.start(key, commit(hive, "a", 1))
     for number in (2, 3):
         writer.submit(key, commit(hive, "a", number))
     folder = derived_dir(hive, "a")
     folder.rename(tmp_path / "kept")
     folder.write_text("not a folder")  # every later write of this bee fails
-    release.set()
+    held.release.set()
     writer.wait(key)
     assert writer.has_failed(key)
     writer.close()
