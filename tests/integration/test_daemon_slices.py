@@ -6,8 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from horizon.core.settings import GlobalConfig
+from horizon.core.render import render
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
+from horizon.engine.bee_engine import BeeEngine, ReadNew
+from horizon.hive.store import load_state
 from horizon.service.hive_service import SLICE_BYTES, HiveService
+
+BEE = "mia"
+NOW = 1_790_000_000.0
 
 
 def test_a_pass_reads_one_slice_of_a_backlog_and_the_bee_stays_due(tmp_path: Path) -> None:
@@ -73,3 +79,35 @@ def test_a_rebuild_in_slices_reports_old_rejected_lines_no_more_and_its_reading_
         assert last.rebuilt and last.read == count + 3, "the whole rebuild, told once"
     finally:
         service.close()
+
+
+def test_a_rebuild_whose_last_slice_reads_nothing_is_committed_all_the_same(
+        tmp_path: Path) -> None:
+    """A slice that ends exactly at the journal's end still says more may come; the next,
+    the rebuild's last, reads nothing, and must write the rebuilt view and state."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    lines = [json.dumps({"ts": 1_789_990_000 + number, "type": "task",
+                         "question": f"q{number:04d}", "answer": "a" * 40}).encode() + b"\n"
+             for number in range(1, 41)]
+    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(b"".join(lines))
+    config = GlobalConfig(rotation_entries=10_000)
+    before = Effective(HorizonSettings(actif=True, budget_net=2000, budget_condense=1500),
+                       {}, None, None)
+    engine = BeeEngine(hive, BEE, config, before, slice_bytes=len(lines[0]) * 10)
+    while (outcome := engine.run(ReadNew(), NOW)) is not None and outcome.more:
+        pass
+    after = Effective(HorizonSettings(actif=True, budget_net=3000, budget_condense=1500),
+                      {}, None, None)
+    engine.effective = after
+    slices = []
+    while (outcome := engine.run(ReadNew(), NOW)) is not None:
+        slices.append(outcome)
+        if not outcome.more:
+            break
+    assert slices[-1].read == 40 and slices[-1].rebuilt and slices[-1].committed
+    assert engine.state is not None
+    on_disk = load_state(hive, BEE)
+    assert on_disk is not None and on_disk.settings_key == engine.state.settings_key
+    assert (hive / "horizon" / BEE / "handoff.md").read_text() == render(
+        engine.state.zones, BEE, after.horizon, after.mission).text

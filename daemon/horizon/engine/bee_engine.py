@@ -199,14 +199,16 @@ class BeeEngine:
         self.owed = outcome.owed
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one
-        changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
-                       or outcome.rebuilt
-                       # Nothing read, evicted or recorded: the zones, and so the view
-                       # (settings changes rebuild), are as this engine last made them.
-                       or (not self.shown_is_ours and digest(outcome.view.text) != self.shown))
         # A history re-read in slices (new settings, a replaced journal) is committed
         # whole: until its last slice, the bee keeps the view it had, not a younger one.
         was_rebuilding = self.rebuilding
+        changed = bool(outcome.read or outcome.changes.evicted or outcome.notes.records
+                       or outcome.rebuilt
+                       # A rebuild's last slice commits it, whatever that slice read.
+                       or was_rebuilding
+                       # Nothing read, evicted or recorded: the zones, and so the view
+                       # (settings changes rebuild), are as this engine last made them.
+                       or (not self.shown_is_ours and digest(outcome.view.text) != self.shown))
         self.rebuilding = (self.rebuilding or outcome.rebuilt) and outcome.more
         if self.rebuilding:
             self.held_pass.add(outcome)
