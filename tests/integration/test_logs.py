@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
+
+import pytest
 
 from horizon.service import logs
 
@@ -50,3 +53,26 @@ def test_a_new_level_applies_to_loggers_made_before_it(tmp_path: Path) -> None:
     events = [json.loads(line) for line in path.read_text().splitlines()]
     assert [event["event"] for event in events] == ["shown", "now.shown", "an.error"]
     assert events[-1]["count"] == 2 and events[-1]["level"] == "error"
+
+
+def test_a_log_line_that_cannot_be_written_never_stops_the_caller(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    os.symlink("/dev/full", tmp_path / "horizon.jsonl")  # every write: ENOSPC
+    logs.configure(tmp_path, "info", "json")
+    log = logs.get_logger()
+    log.error("store.write_failed", reason="No space left on device")
+    log.error("store.write_failed", reason="No space left on device")
+    said = capfd.readouterr().err.splitlines()
+    assert said == ["horizon: a log line could not be written: [Errno 28] No space left on "
+                    "device"], "said once, and the caller went on"
+
+
+def test_a_name_no_utf_8_can_hold_is_logged_as_an_escape(tmp_path: Path) -> None:
+    path = logs.configure(tmp_path, "info", "json")
+    assert path is not None
+    log = logs.get_logger()
+    log.warning("archive.unrecorded", segment="\udcff-messages.000001.jsonl")  # os.listdir's
+    log.info("after")
+    events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [event["event"] for event in events] == ["archive.unrecorded", "after"]
+    assert events[0]["segment"] == "\udcff-messages.000001.jsonl"

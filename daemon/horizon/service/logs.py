@@ -12,6 +12,8 @@ standard library, and reach the same outputs as JSON lines like ours.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import sys
@@ -69,17 +71,18 @@ class _LogFile:
             moved = (info.st_dev, info.st_ino) != self.identity
         except FileNotFoundError:
             moved = True
-        if moved:
+        if moved or self.stream.closed:  # closed: a reopen that failed, tried again
             self.reopen()
         self.stream.write(line)
         self.stream.flush()
 
     def reopen(self) -> None:
-        self.stream.close()
+        self.close()
         self.stream = self._open()
 
     def close(self) -> None:
-        self.stream.close()
+        with contextlib.suppress(OSError):  # its last lines were lost already: said then
+            self.stream.close()
 
 
 _encoder = msgspec.json.Encoder(enc_hook=repr)  # what JSON cannot hold is shown as repr
@@ -89,10 +92,14 @@ def _json(event: EventDict) -> str:
     try:
         return _encoder.encode(event).decode("utf-8")
     except (TypeError, ValueError, OverflowError):
-        # A key that is not a string, a number too large: every value as its repr.
-        return _encoder.encode({str(key): value if isinstance(value, str | int | float | bool)
-                                else repr(value) for key, value in event.items()}
-                               ).decode("utf-8")
+        # A key that is not a string, a number too large, a lone surrogate in a name read
+        # from a folder: the standard library's encoder, ASCII only, what it cannot hold
+        # as its repr.
+        plain = {str(key): value for key, value in event.items()}
+        try:
+            return json.dumps(plain, default=repr)
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            return json.dumps({key: repr(value) for key, value in plain.items()})
 
 
 class _Outputs:
@@ -107,22 +114,38 @@ class _Outputs:
         self.prefixed = False  # stdout is the journal: each line says its priority
         self.console: TextIO | None = None
         self.pretty = structlog.dev.ConsoleRenderer(colors=True)
+        self.failure: str | None = None  # the last failed write, said once
 
     def emit(self, levelno: int, event: EventDict) -> None:
+        """Write one line everywhere; never raises: a full disk or a closed stdout must
+        not stop the daemon that logs it (said once on stderr, as the standard library
+        says a logging error)."""
         if levelno < self.level:
             return
         line = _json(event) + "\n"
         with self.lock:
-            if self.file is not None:
-                self.file.write(line)
-            if self.stdout is not None:
-                if self.prefixed:
-                    self.stdout.write(f"<{_SYSLOG_PRIORITY.get(levelno, 6)}>")
-                self.stdout.write(line)
-                self.stdout.flush()
-            if self.console is not None:
-                self.console.write(self.pretty(None, "", dict(event)) + "\n")
-                self.console.flush()
+            try:
+                if self.file is not None:
+                    self.file.write(line)
+                if self.stdout is not None:
+                    if self.prefixed:
+                        self.stdout.write(f"<{_SYSLOG_PRIORITY.get(levelno, 6)}>")
+                    self.stdout.write(line)
+                    self.stdout.flush()
+                if self.console is not None:
+                    self.console.write(self.pretty(None, "", dict(event)) + "\n")
+                    self.console.flush()
+            except (OSError, ValueError) as error:
+                self._failed(error)
+            else:
+                self.failure = None
+
+    def _failed(self, error: Exception) -> None:
+        said = f"horizon: a log line could not be written: {error}"
+        if said != self.failure:
+            self.failure = said
+            with contextlib.suppress(OSError, ValueError):
+                print(said, file=sys.__stderr__, flush=True)
 
     # What structlog's bound loggers call, by level, with the event rendered as a dict.
     def debug(self, event: EventDict) -> None:
@@ -169,12 +192,16 @@ class _LibraryLines(logging.Handler):
     """The libraries' own records, as lines of ours."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        event: EventDict = {"event": record.getMessage()}
-        if record.exc_info:
-            event["exc_info"] = record.exc_info
-        level = record.levelname.lower()
-        for process in _PROCESSORS[1:]:
-            event = process(None, level, event)
+        try:
+            event: EventDict = {"event": record.getMessage()}
+            if record.exc_info:
+                event["exc_info"] = record.exc_info
+            level = record.levelname.lower()
+            for process in _PROCESSORS[1:]:
+                event = process(None, level, event)
+        except Exception:  # a library's bad format string: its thread must go on
+            self.handleError(record)
+            return
         _OUTPUTS.emit(record.levelno, event)
 
 
@@ -243,7 +270,10 @@ def reopen() -> None:
     """Close the log file so the next line opens it afresh (SIGHUP, after logrotate)."""
     with _OUTPUTS.lock:
         if _OUTPUTS.file is not None:
-            _OUTPUTS.file.reopen()
+            try:
+                _OUTPUTS.file.reopen()
+            except OSError as error:  # tried again at the next line
+                _OUTPUTS._failed(error)
 
 
 def get_logger() -> Any:
