@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 from horizon.engine.stepping import Commit
@@ -149,3 +150,21 @@ def test_merged_commits_that_fail_are_dropped_and_told_once(tmp_path: Path) -> N
     writer.close()
     assert [(state, error is None) for _, state, error in told.news] == [
         (b'{"n": 1}', True), (b'{"n": 2}', False)]
+
+
+def test_the_bee_the_loop_waits_for_goes_ahead_of_the_others(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    held = HeldWriter()
+    writer, told = held.writer, held.told
+    held.start((hive, "first"), commit(hive, "first", 1))
+    for bee in ("b", "c", "d", "rotating"):  # queued in that order behind the first
+        writer.submit((hive, bee), commit(hive, bee, 2))
+    waited = threading.Thread(target=writer.wait, args=((hive, "rotating"),))
+    waited.start()
+    deadline = time.monotonic() + 10
+    while list(writer.ready)[:1] != [(hive, "rotating")] and time.monotonic() < deadline:
+        time.sleep(0.01)  # until the wait has moved it ahead
+    held.release.set()
+    waited.join(10)
+    writer.close()
+    assert [bee for bee, _, _ in told.news] == ["first", "rotating", "b", "c", "d"]

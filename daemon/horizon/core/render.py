@@ -47,7 +47,7 @@ class View:
     def __init__(self, text: str, summary: dict[str, Any] | Callable[[], dict[str, Any]],
                  guard_cut: bool = False,
                  zone_chars: dict[str, tuple[int, int]] | None = None, *,
-                 mode: str = "", cap: int = 0) -> None:
+                 mode: str = "", cap: int | None = None) -> None:
         self.text = text
         self.mode = mode  # horizon or handoff ("": nothing rendered)
         self.cap = cap

@@ -232,14 +232,22 @@ class Daemon:
         behind = [(service, bee) for service in self.services.values() for bee in service.bees]
         extend_at: float | None = None
         while behind and not self.stopping:
-            behind = [(service, bee) for service, bee in behind
-                      if (outcome := service.process(bee)) is not None and outcome.more]
-            if behind and (extend_at is None or time.monotonic() >= extend_at):
-                # A bee still behind after a slice is a long catch-up, not a hung start:
-                # systemd gives us more time, a little ahead of each deadline.
-                notify.notify(f"EXTEND_TIMEOUT_USEC={int(CATCH_UP_EXTEND_S * 1_000_000)}",
-                              f"STATUS=catching up: {len(behind)} bees behind")
-                extend_at = time.monotonic() + CATCH_UP_EXTEND_S / 3
+            still: list[tuple[HiveService, str]] = []
+            for position, (service, bee) in enumerate(behind):
+                if self.stopping:
+                    break
+                outcome = service.process(bee)
+                if outcome is not None and outcome.more:
+                    still.append((service, bee))
+                if still and (extend_at is None or time.monotonic() >= extend_at):
+                    # A bee still behind after a slice is a long catch-up, not a hung
+                    # start: systemd gives us more time, a little ahead of each deadline,
+                    # looked at after every slice (a round of a thousand bees is long).
+                    waiting = len(still) + len(behind) - position - 1
+                    notify.notify(f"EXTEND_TIMEOUT_USEC={int(CATCH_UP_EXTEND_S * 1_000_000)}",
+                                  f"STATUS=catching up: {waiting} bees behind")
+                    extend_at = time.monotonic() + CATCH_UP_EXTEND_S / 3
+            behind = still
         self.writer.drain()  # up to date means on disk: READY follows
 
     def _schedule_periodic(self) -> None:

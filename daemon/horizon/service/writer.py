@@ -77,8 +77,12 @@ class Writer:
             return key in self.failed
 
     def wait(self, key: Hashable, timeout: float | None = None) -> bool:
-        """Until every commit of `key` handed in so far is written or dropped."""
+        """Until every commit of `key` handed in so far is written or dropped. The loop
+        waits here (a rotation): `key` goes ahead of the other bees waiting."""
         with self.lock:
+            if key in self.ready and self.ready[0] != key:
+                self.ready.remove(key)
+                self.ready.appendleft(key)
             return self.lock.wait_for(
                 lambda: key not in self.queued and key not in self.writing, timeout)
 
