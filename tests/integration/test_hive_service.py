@@ -3,8 +3,10 @@ errors that stay reported until fixed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ import pytest
 from horizon.core.settings import GlobalConfig, ProviderConfig
 from horizon.core.summarizer import ModelResult
 from horizon.hive.heartbeat import read_heartbeat
+from horizon.service import daemon as daemon_module
 from horizon.service import hive_service
 from horizon.service.daemon import Daemon
 from horizon.service.hive_service import HiveService
@@ -171,4 +174,44 @@ def test_a_sweep_with_nothing_to_age_keeps_a_dirty_bee_due_by_its_first_write(
         assert outcome is not None and outcome.read == 1
         assert not runtime.dirty and runtime.first_dirty is None
     finally:
+        service.close()
+
+
+def test_the_catch_up_extends_the_start_timeout_between_slices_of_one_round(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round of many bees' slices can outlast systemd's start timeout: the deadline is
+    looked at after every slice, not once a round."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    bees = ["ana", "bob", "cyd", "dee"]
+    line = b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "' + b"a" * 60 + b'"}\n'
+    for bee in bees:  # two slices each: more than one, less than two slices' worth
+        (hive / "window" / f"{bee}-messages.jsonl").write_bytes(line * 20)
+    monkeypatch.setattr(hive_service, "SLICE_BYTES", len(line) * 12)
+    monkeypatch.setattr(hive_service, "SLICE_S", 60.0)  # only the bytes end a slice
+    monkeypatch.setattr(daemon_module, "CATCH_UP_EXTEND_S", 0.0)  # every look is due
+    sink = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sink.bind(str(tmp_path / "notify"))
+    sink.setblocking(False)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    daemon = Daemon(tmp_path / "config.json")
+    service = HiveService(hive, GlobalConfig(), "config.json", writer=daemon.writer)
+    daemon.services[hive] = service
+    try:
+        service.refresh_bees()
+        daemon._catch_up()
+        said = []
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                said.append(sink.recv(4096).decode())
+        # Round one: each bee's first slice leaves it behind, and each is followed by an
+        # extension; round two brings every bee up to date, so nothing more is asked.
+        assert said == [f"EXTEND_TIMEOUT_USEC=0\nSTATUS=catching up: {len(bees)} bees behind"
+                        ] * len(bees)
+        for bee in bees:
+            assert service.bees[bee].engine is not None
+            assert service.bees[bee].engine.state.zones.up_to == 20
+    finally:
+        sink.close()
+        daemon.writer.close()
         service.close()
