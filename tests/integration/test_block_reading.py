@@ -1,8 +1,8 @@
 """The daemon's reading a block at a time gives exactly what reading a line at a time
 gives: every record, its seq, the checkpoint, the manifest records and the flags noted,
 whatever the lines (blank, too long, null fields, string or millisecond instants, two
-objects on a line, garbage, flags, instants in the future), the block size, and where
-time-bound slices stop."""
+objects on a line, an object written over several lines, garbage, flags, instants in the
+future), the block size, and where time-bound slices stop."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from horizon.core.entries import Entry, Rejection, _decode_wire, decode_line
+from horizon.core.entries import Entry, Rejection, _decode_wire, decode_block, decode_line
 from horizon.hive import journal
 from horizon.hive.journal import Checkpoint, line_hash
 from horizon.hive.manifest import read_manifest
@@ -43,14 +43,25 @@ def line_of(obj: dict[str, object], spaced: bool) -> bytes:
                       ).encode()
 
 
+def spread(obj: dict[str, object]) -> bytes:
+    """An object written over several lines: each line is a line of its own to a reader."""
+    return json.dumps(obj, indent=1).encode()
+
+
 lines = st.one_of(
     st.builds(line_of, objects, st.booleans()),
+    st.builds(spread, objects),
     st.builds(line_of, objects, st.booleans()),
     st.builds(line_of, objects, st.booleans()),
     st.sampled_from([b"", b"   ", b"\t\r", b"\x0c", b"[1]", b"{", b"null", b"x" * (MAX_LINE + 5),
                      b'{"ts": 1, "type": "t", "question": "", "answer": ""} {"ts": 2}',
                      b' {"ts": 5.5, "type": "t", "question": "", "answer": ""}',
-                     b'{"ts": 5.5, "type": "t", "question": "", "answer": "", "from": null}']),
+                     b'{"ts": 5.5, "type": "t", "question": "", "answer": "", "from": null}',
+                     # Each line opens an object, yet the first spans two, the last holds two.
+                     b'{"ts": 5, "type": "t", "question": "", "answer": "", "x":\n{}}\n'
+                     b'{"ts": 6, "type": "t", "question": "", "answer": ""}'
+                     b'{"ts": 7, "type": "t", "question": "", "answer": ""}',
+                     b'{"ts": 5, "type": "t", "question": "",\n"answer": ""}']),
 )
 
 
@@ -62,6 +73,19 @@ def test_a_line_decoded_straight_is_decoded_as_the_contract_reads_it(
         for spaced in (True, False):
             raw = line_of(obj, spaced)
             assert decode_line(seq, raw) == _decode_wire(seq, raw), raw
+
+
+@pytest.mark.parametrize("block", [
+    b'{"ts": 5, "type": "t", "question": "HIDDEN", "answer": "a", "x":\n{}}\n'
+    b'{"ts": 6, "type": "t", "question": "v1", "answer": "a"}'
+    b'{"ts": 7, "type": "t", "question": "INJECTED", "answer": "a"}\n',
+    b'{"ts": 5, "type": "t", "question": "SPLIT",\n"answer": "a"}\n',
+    b'{"ts": 5, "type": "t", "question": "q", "answer": "a"}\n\n',
+])
+def test_a_block_is_decoded_at_once_only_when_each_line_is_one_object(block: bytes) -> None:
+    assert decode_block(1, block, block.count(b"\n"), NOW) is None
+    one_a_line = b'{"ts": 5, "type": "t", "question": "q", "answer": "a"}\n' * 3
+    assert [entry.seq for entry in decode_block(1, one_a_line, 3, NOW) or []] == [1, 2, 3]
 
 
 def read(window: Path, flags: dict[int, str], slice_s: float | None = None,
@@ -102,7 +126,7 @@ def test_reading_by_blocks_gives_what_reading_by_lines_gives(
         data = b"".join(line + b"\n" for line in journal_lines)
         (window / f"{BEE}-messages.jsonl").write_bytes(data)
         # Flags on the seqs the lines will take: some still match their line, some not.
-        numbered = [line for line in journal_lines if line.strip()]
+        numbered = [line for line in data.split(b"\n") if line.strip()]
         flags = {seq: (line_hash(numbered[seq - 1]) if seq not in stale else "0" * 24)
                  for seq in flagged if seq <= len(numbered)}
         by_lines = read(window, flags, keep_all=True)

@@ -141,19 +141,24 @@ def decode_line(seq: int, raw: bytes) -> Entry | Rejection:
     return _decode_wire(seq, raw)
 
 
-def decode_block(first_seq: int, block: bytes, count: int, latest: float
+def decode_block(first_seq: int, block: bytes, lines: int, latest: float
                  ) -> list[Entry] | None:
-    """A block of whole lines, `count` of them opening an object, decoded in one call
+    """A block of `lines` whole lines (each ending with a newline) decoded in one call
     into entries with seqs from `first_seq`. None when a line must be decoded on its own:
-    a line that is neither one such object nor blank, a field not of the usual type (a
-    null, a string ts, a number id), an instant not in seconds up to `latest`."""
+    a line that is not one object (a blank one included), a field not of the usual type
+    (a null, a string ts, a number id), an instant not in seconds up to `latest`."""
+    # decode_lines reads newlines as whitespace: an object may span lines there, and a
+    # line may hold two. When every line opens with "{" and closes with "}", none can
+    # span (after a "}" inside a value only ",", "]" or "}" may follow, never "{"), so
+    # as many entries as lines means one object a line.
+    if (block.count(b"}\n{") != lines - 1 or not block.startswith(b"{")
+            or not block.endswith(b"}\n")):
+        return None
     try:
         entries = _entry_decoder.decode_lines(block)
     except (msgspec.MsgspecError, RecursionError, ValueError, OverflowError):
         return None
-    # decode_lines passes over blank lines and takes two objects on one line: as many
-    # entries as lines opening an object means each of those held one, the rest blank.
-    if len(entries) != count:
+    if len(entries) != lines:
         return None
     seq = first_seq
     for entry in entries:

@@ -60,15 +60,10 @@ def _last_line(block: bytes) -> bytes:
     return block[block.rfind(b"\n", 0, len(block) - 1) + 1:-1]
 
 
-def _after_objects(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
-    """Where the `taken`-th line opening an object ends in `block`, and that line."""
-    end = block_end - len(block)
-    for line in block.split(b"\n"):
-        end += len(line) + 1
-        taken -= line.startswith(b"{")
-        if not taken:
-            return end, line
-    raise ValueError("fewer lines opening an object than taken")
+def _after_lines(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
+    """Where the `taken`-th line of `block` ends, and that line."""
+    lines = block.split(b"\n", taken)
+    return block_end - len(block) + sum(map(len, lines[:taken])) + taken, lines[taken - 1]
 
 
 @dataclass
@@ -315,8 +310,8 @@ class JournalReader:
         end, lines, last = start, 0, None
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
                                             self.hive, self._opened.get(path)):
-            # Lines that open an object: when a block holds no other, its only lines.
-            count = 0 if block is None else block.count(b"\n{") + block.startswith(b"{")
+            # The seqs a block of one object a line takes: one a line.
+            count = 0 if block is None else block.count(b"\n")
             entries = None
             if block is not None and self._plain(block, count, done + block_end - start):
                 first = self._seq + 1
@@ -330,8 +325,7 @@ class JournalReader:
             elif self._deadline is None:  # a generator less per entry: the usual case
                 assert block is not None
                 self._seq += len(entries)
-                if entries:  # a block of blank lines takes no seq and gives nothing
-                    yield entries
+                yield entries
                 end, lines, last, stopped = (block_end, lines + len(entries),
                                              _last_line(block), False)
             else:
@@ -361,7 +355,7 @@ class JournalReader:
             self._seq += len(batch)
             yield batch
             if time.monotonic() >= self._deadline and taken < len(records):
-                end, line = _after_objects(block, block_end, taken)
+                end, line = _after_lines(block, block_end, taken)
                 return end, lines + taken, line, True
             size = min(2 * size, TIMED_BATCH)
         return (block_end, lines + len(records), _last_line(block),
@@ -392,8 +386,8 @@ class JournalReader:
         return end, lines, last, False
 
     def _plain(self, block: bytes, count: int, spent_at_end: int) -> bool:
-        """Whether a block of lines can be read without a look at each one: `count` of
-        them open an object and the others are blank (the decoding checks that), none is
+        """Whether a block of `count` lines can be read without a look at each one: each
+        is one object (the decoding checks that), none is
         too long, no range read out of order is to be emitted among them, and the
         slice's bytes are not spent before its end."""
         first = self._reserved[0].first_seq if self._reserved else None
