@@ -221,6 +221,39 @@ def test_a_fifo_in_place_of_state_json_blocks_nothing(tmp_path: Path, start: Sta
     assert (hive / "horizon" / BEE / "state.json").is_file()
 
 
+def test_records_nested_past_the_stack_are_skipped_not_a_traceback(
+        tmp_path: Path, start: Start) -> None:
+    """msgspec walks an unknown field's value too, so a few thousand brackets in any
+    record raise RecursionError: each file the daemon reads takes it as a bad record."""
+    hive = make_hive(tmp_path, [entry("q1"), entry("q2")])
+
+    def buried(fields: str = "") -> str:
+        return "{" + fields + '"zz": ' + "[" * 5000 + "]" * 5000 + "}"
+
+    manifest(hive).write_text(buried('"kind": "sealed", ') + "\n")
+    (hive / "phares").mkdir()
+    (hive / "phares" / f"{BEE}.jsonl").write_text(buried('"seq": 1, "hash": "x", ') + "\n")
+    (hive / "horizon" / BEE).mkdir(parents=True)
+    (hive / "horizon" / BEE / "state.json").write_text(buried())
+    (hive / "horizon" / "daemon.json").write_text(buried())
+    config = write_config(tmp_path, hive)
+    for command in (["show", hive, BEE, "1"], ["rebuild", hive, BEE]):
+        done = horizon(config, *command)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
+    (hive / "horizon" / BEE / "state.json").write_text(buried())
+    daemon = start(config)
+    wait_for_up_to(hive, 2)
+    append(hive, entry("q3"))
+    wait_for_up_to(hive, 3)
+    (hive / "phares" / f"{BEE}.jsonl").write_text(buried('"seq": 2, "hash": "x", ') + "\n")
+    append(hive, entry("q4"))
+    wait_for_up_to(hive, 4)  # a flags file read again while running costs no pass
+    assert not daemon.events("daemon.error")
+    (hive / "horizon" / "daemon.json").write_text(buried())
+    status = horizon(config, "status", hive)
+    assert "Traceback" not in status.stderr and BEE in status.stdout, status.stderr
+
+
 # -- names and metadata ------------------------------------------------------------------
 
 def test_a_bee_name_with_a_newline_is_refused(tmp_path: Path, start: Start) -> None:

@@ -33,8 +33,8 @@ def read_flags(hive: Path, bee: str) -> dict[int, str]:
     for line in read_records(flags_path(hive, bee), under=hive):
         try:
             record = _decoder.decode(line)
-        except msgspec.MsgspecError:
-            continue  # a torn or hand-broken line must not cost the other flags
+        except (msgspec.MsgspecError, RecursionError):
+            continue  # a torn, hand-broken or hostile line must not cost the other flags
         if record.on:
             flags[record.seq] = record.hash
         else:

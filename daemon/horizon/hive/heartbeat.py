@@ -39,7 +39,7 @@ def read_heartbeat(hive: Path) -> Heartbeat | None:
     try:
         data = read_regular(heartbeat_path(hive), under=hive)
         return msgspec.json.decode(data, type=Heartbeat) if data is not None else None
-    except (OSError, JournalError, msgspec.MsgspecError):
+    except (OSError, JournalError, msgspec.MsgspecError, RecursionError):
         return None
 
 

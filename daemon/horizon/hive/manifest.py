@@ -138,7 +138,7 @@ def read_manifest(window: Path, bee: str) -> Manifest:
                                   start=1):
         try:
             record = _decoder.decode(line)
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):  # torn, or nested past the stack
             continue
         if isinstance(record, Clamp) or _names_own_file(record, bee):
             manifest.add(record)

@@ -98,7 +98,7 @@ def load_state(hive: Path, bee: str) -> BeeState | None:
         return None
     try:
         version = msgspec.json.decode(data, type=_Format).format
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):  # nested past the stack: not ours
         return None
     if version > STATE_FORMAT:
         raise StateTooNew(f"{path}: format {version} is newer than this horizon's "
@@ -107,7 +107,7 @@ def load_state(hive: Path, bee: str) -> BeeState | None:
         return None
     try:
         state = msgspec.json.decode(data, type=BeeState)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):
         return None
     return state if state.bee == bee else None
 
