@@ -103,10 +103,7 @@ def replace_in(folder: int, path: Path, data: bytes, mode: int = FILE_MODE,
                      mode, dir_fd=folder)
         try:
             os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -200,15 +197,23 @@ def read_records(path: Path, under: Path | None = None) -> list[bytes]:
 
 
 def append_durably(path: Path, payload: bytes, under: Path | None = None) -> None:
-    """One write on an O_APPEND descriptor, then fsync; a torn last line (a crash mid-
-    append) is closed first so the new records start on a line of their own."""
+    """Written whole on an O_APPEND descriptor, then fsync; a torn last line (a crash or a
+    full disk mid-append) is closed first so the new records start on a line of their
+    own."""
     ensure_dir(path.parent, under if under is not None else path.parent.parent)
     fd = _open_at(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE, under)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload
-        os.write(fd, payload)
+        _write_all(fd, payload)
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Every byte of `data`: near a full disk or a size limit, a write takes only part."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
