@@ -15,11 +15,13 @@ import pytest
 
 from horizon.core.settings import GlobalConfig, ProviderConfig
 from horizon.core.summarizer import ModelResult
+from horizon.engine.stepping import Commit
 from horizon.hive.heartbeat import read_heartbeat
 from horizon.service import daemon as daemon_module
 from horizon.service import hive_service
 from horizon.service.daemon import Daemon
 from horizon.service.hive_service import HiveService
+from horizon.service.writer import Writer
 
 BEE = "mia"
 
@@ -214,4 +216,37 @@ def test_the_catch_up_extends_the_start_timeout_between_slices_of_one_round(
     finally:
         sink.close()
         daemon.writer.close()
+        service.close()
+
+
+def test_a_bee_let_go_after_a_failed_write_is_written_again_when_served_again(
+        tmp_path: Path) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    journal = hive / "window" / f"{BEE}-messages.jsonl"
+    line = b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "a"}\n'
+    journal.write_bytes(line)
+    (hive / "horizon").mkdir()
+    (hive / "horizon" / BEE).write_text("not a folder")  # the first write fails
+    told: list[tuple[Commit, str | None]] = []
+    writer = Writer(lambda commit, error: told.append((commit, error)))
+    service = HiveService(hive, GlobalConfig(), "config.json", writer=writer)
+    try:
+        service.refresh_bees()
+        service.process(BEE)
+        writer.drain()
+        assert [error is not None for _, error in told] == [True]
+        journal.unlink()
+        service.refresh_bees()
+        assert BEE not in service.bees
+        assert not service.written(*told[0]), "its bee is gone: nothing to pass again"
+        (hive / "horizon" / BEE).unlink()
+        journal.write_bytes(line)
+        service.refresh_bees()
+        service.process(BEE)
+        writer.drain()
+        assert [error is None for _, error in told[1:]] == [True]
+        assert (hive / "horizon" / BEE / "handoff.md").is_file()
+    finally:
+        writer.close()
         service.close()

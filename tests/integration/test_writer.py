@@ -168,3 +168,62 @@ def test_the_bee_the_loop_waits_for_goes_ahead_of_the_others(tmp_path: Path) -> 
     waited.join(10)
     writer.close()
     assert [bee for bee, _, _ in told.news] == ["first", "rotating", "b", "c", "d"]
+
+
+class HeldCommit(Commit):
+    """A commit whose write waits until released: its bee is being written meanwhile."""
+
+    entered = threading.Event()
+    release = threading.Event()
+
+    def write(self) -> None:
+        self.entered.set()
+        assert self.release.wait(10)
+        if self.state == b"raise":
+            raise ValueError("a bug in a write")
+        super().write()
+
+
+def held_commit(hive: Path, bee: str, state: bytes) -> HeldCommit:
+    HeldCommit.entered, HeldCommit.release = threading.Event(), threading.Event()
+    return HeldCommit(hive, bee, [], b"view\n", state)
+
+
+def test_a_bee_awaited_while_its_files_are_written_goes_ahead_of_the_others_next(
+        tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    told = Told()
+    writer = Writer(told)
+    key = (hive, "rotating")
+    first = held_commit(hive, "rotating", b'{"n": 1}')
+    writer.submit(key, first)
+    assert first.entered.wait(10)
+    for bee in ("b", "c", "d"):
+        writer.submit((hive, bee), commit(hive, bee, 2))
+    writer.submit(key, commit(hive, "rotating", 2))
+    waited = threading.Thread(target=writer.wait, args=(key,))
+    waited.start()
+    deadline = time.monotonic() + 10
+    while key not in writer.awaited and time.monotonic() < deadline:
+        time.sleep(0.01)
+    first.release.set()
+    waited.join(10)
+    writer.close()
+    assert [bee for bee, _, _ in told.news] == ["rotating", "rotating", "b", "c", "d"]
+
+
+def test_a_write_that_raises_something_unexpected_is_a_failed_write_and_the_writer_lives(
+        tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    told = Told()
+    writer = Writer(told)
+    broken = held_commit(hive, "a", b"raise")
+    writer.submit((hive, "a"), broken)
+    broken.release.set()
+    writer.wait((hive, "a"))
+    writer.submit((hive, "b"), commit(hive, "b", 1))
+    writer.drain()  # would wait for ever behind a dead thread
+    writer.close()
+    assert told.news == [("a", b"raise", "unexpected ValueError: a bug in a write"),
+                         ("b", b'{"n": 1}', None)]
+    assert writer.has_failed((hive, "a")) and not writer.has_failed((hive, "b"))

@@ -153,6 +153,10 @@ class HiveService:
         writer = self.writer
         if writer is not None:
             key = (self.hive, runtime.name)
+            # A new engine starts from the disk: once a former engine's commits for this
+            # bee are on it, and even if the last of them failed after its bee was let go.
+            writer.wait(key)
+            writer.recovered(key)
             engine.deliver = partial(writer.submit, key)
             engine.wait_written = lambda: writer.wait(key) and not writer.has_failed(key)
         runtime.engine = engine

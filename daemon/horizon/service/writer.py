@@ -48,6 +48,7 @@ class Writer:
         self.queued: dict[Hashable, deque[Commit]] = {}
         self.ready: deque[Hashable] = deque()
         self.writing: set[Hashable] = set()
+        self.awaited: dict[Hashable, int] = {}  # bees the loop waits for: written first
         # Bees whose write failed, until the loop has reset their engine: what their
         # engine commits meanwhile builds on a state the disk does not hold.
         self.failed: set[Hashable] = set()
@@ -83,8 +84,14 @@ class Writer:
             if key in self.ready and self.ready[0] != key:
                 self.ready.remove(key)
                 self.ready.appendleft(key)
-            return self.lock.wait_for(
-                lambda: key not in self.queued and key not in self.writing, timeout)
+            self.awaited[key] = self.awaited.get(key, 0) + 1
+            try:
+                return self.lock.wait_for(
+                    lambda: key not in self.queued and key not in self.writing, timeout)
+            finally:
+                self.awaited[key] -= 1
+                if not self.awaited[key]:
+                    del self.awaited[key]
 
     def drain(self) -> None:
         """Until every commit is written or dropped (a stop)."""
@@ -113,13 +120,17 @@ class Writer:
                 merged(commits).write()
             except (StoreError, OSError) as failure:
                 error = str(failure)
+            except Exception as failure:  # a bug: told as a failed write, the thread lives
+                error = f"unexpected {type(failure).__name__}: {failure}"
             with self.lock:
                 self.writing.discard(key)
                 if error is not None:
                     self.queued.pop(key, None)  # written after a failure, they'd skip its lines
                     self.failed.add(key)
+                elif key in self.awaited and key in self.queued:
+                    self.ready.appendleft(key)  # handed in while these were written
                 elif key in self.queued:
-                    self.ready.append(key)  # handed in while these were written
+                    self.ready.append(key)
                 self.lock.notify_all()
             if error is not None:
                 self.on_done(commits[0], error)
