@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -509,6 +510,33 @@ def test_a_deleted_horizon_folder_is_recreated(tmp_path: Path, start: Start) -> 
 
     append(hive, entry("quatre"))
     assert headings(wait_for_up_to(hive, 4)) == [1, 2, 3, 4]
+
+
+def test_a_deleted_horizon_folder_made_again_by_a_busy_bee_still_rebuilds_the_quiet_ones(
+        tmp_path: Path, start: Start) -> None:
+    hive = make_hive(tmp_path, [entry("calme")], bee="quiet")
+    append(hive, entry("un"), "busy")
+    start(write_config(tmp_path, hive))
+    wait_for_up_to(hive, 1, bee="quiet")
+    wait_for(lambda: heartbeat(hive), "horizon/daemon.json")
+    writing = threading.Event()
+
+    def keep_writing() -> None:  # its passes make horizon/ again before the next beat
+        while not writing.wait(0.05):
+            append(hive, entry("encore"), "busy")
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        shutil.rmtree(hive / "horizon", onerror=_unless_gone)
+        wait_for(lambda: handoff(hive, "busy"), "busy's view, made again by its passes")
+        # The daemon beats every 10 s: allow three beats.
+        wait_for(lambda: handoff(hive, "quiet"), "quiet's view, rebuilt", timeout=35)
+    finally:
+        writing.set()
+        writer.join()
+    assert wait_for_up_to(hive, 1, bee="quiet")
+    assert wait_for(lambda: state(hive, "quiet"), "quiet's state.json")
 
 
 def test_a_long_catch_up_extends_the_start_timeout_before_ready(

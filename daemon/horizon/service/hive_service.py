@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import time
 from functools import partial
 from pathlib import Path
@@ -80,6 +81,7 @@ class HiveService:
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.fallback = StatFallback(hive, self._write_failed)
         remove_stale_temps(hive)
+        self.derived_seen = _folder_identity(derived_root(hive))
 
     def close(self) -> None:
         self.lock.release()
@@ -488,10 +490,25 @@ class HiveService:
         return (len(self.problems) + len(self.unrecorded)
                 + sum(runtime.state_error is not None for runtime in self.bees.values()))
 
-    def derived_missing(self) -> bool:
-        return not derived_root(self.hive).is_dir()
+    def derived_gone(self) -> bool:
+        """Whether `horizon/` is missing, or is not the folder seen at the last beat: a
+        busy bee's write makes it again at once, and the quiet bees' files are gone too."""
+        now = _folder_identity(derived_root(self.hive))
+        return now is None or (self.derived_seen is not None and now != self.derived_seen)
+
+    def note_derived(self) -> None:
+        """The folder `derived_gone` compares with at the next beat."""
+        self.derived_seen = _folder_identity(derived_root(self.hive))
 
     def forget_states(self) -> None:
         for runtime in self.bees.values():
             if runtime.engine is not None:
                 runtime.engine.reset()
+
+
+def _folder_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino) if stat.S_ISDIR(found.st_mode) else None
