@@ -494,12 +494,12 @@ class Daemon:
             if service.derived_gone():
                 with service.bind():
                     log.warning("derived.recreated")
+                service.derived_lost = False
                 self.writer.drain()  # what was handed in lands before the engines read again
                 service.forget_states()
                 for bee in list(service.bees):
                     self._process(service.hive, bee)
-            service.heartbeat()
-            service.note_derived()
+            service.heartbeat(looked=True)
         lag = max((time.monotonic() - r.first_dirty for s in self.services.values()
                    for r in s.bees.values() if r.dirty and r.first_dirty), default=0.0)
         bees = sum(len(service.bees) for service in self.services.values())

@@ -12,6 +12,7 @@ import contextlib
 import os
 import stat
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -35,7 +36,13 @@ from horizon.engine.stepping import Commit, Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
-from horizon.hive.layout import bee_settings_path, derived_root, live_path, window_dir
+from horizon.hive.layout import (
+    bee_settings_path,
+    derived_root,
+    heartbeat_path,
+    live_path,
+    window_dir,
+)
 from horizon.hive.lock import HiveLock
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
@@ -81,7 +88,10 @@ class HiveService:
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.fallback = StatFallback(hive, self._write_failed)
         remove_stale_temps(hive)
-        self.derived_seen = _folder_identity(derived_root(hive))
+        # What the last heartbeat left in horizon/, for derived_gone.
+        self.seen_folder = _identity(derived_root(hive), stat.S_ISDIR)
+        self.seen_beat: tuple[int, int] | None = None
+        self.derived_lost = False  # seen gone by a heartbeat between two beats
 
     def close(self) -> None:
         self.lock.release()
@@ -445,7 +455,10 @@ class HiveService:
 
     # -- heartbeat ------------------------------------------------------------------------
 
-    def heartbeat(self) -> None:
+    def heartbeat(self, looked: bool = False) -> None:
+        """daemon.json written; `looked`: the caller has just asked `derived_gone`."""
+        if not looked and self.derived_gone():
+            self.derived_lost = True  # told at the next beat, which rebuilds every bee
         now = time.time()
         bees = {}
         for name, runtime in self.bees.items():
@@ -469,6 +482,8 @@ class HiveService:
             with self.bind():
                 log.error("store.write_failed", file="daemon.json", reason=str(error))
             self.beat_failed = str(error)
+        self.seen_folder = _identity(derived_root(self.hive), stat.S_ISDIR)
+        self.seen_beat = _identity(heartbeat_path(self.hive), stat.S_ISREG)
 
     def health_reasons(self) -> list[str]:
         """Why `horizon status` would not exit 0 for this hive, as the daemon sees it."""
@@ -491,14 +506,18 @@ class HiveService:
                 + sum(runtime.state_error is not None for runtime in self.bees.values()))
 
     def derived_gone(self) -> bool:
-        """Whether `horizon/` is missing, or is not the folder seen at the last beat: a
-        busy bee's write makes it again at once, and the quiet bees' files are gone too."""
-        now = _folder_identity(derived_root(self.hive))
-        return now is None or (self.derived_seen is not None and now != self.derived_seen)
-
-    def note_derived(self) -> None:
-        """The folder `derived_gone` compares with at the next beat."""
-        self.derived_seen = _folder_identity(derived_root(self.hive))
+        """Whether `horizon/` was deleted since the last heartbeat: it is missing, another
+        folder, or lacks the daemon.json that heartbeat wrote. A busy bee's write makes
+        the folder again at once, maybe on the same inode, while the quiet bees' files
+        are gone with it; only a heartbeat writes daemon.json, and it looks first."""
+        if self.derived_lost:
+            return True
+        if self.seen_folder is None:  # none yet: nothing of ours to lose
+            return False
+        if _identity(derived_root(self.hive), stat.S_ISDIR) != self.seen_folder:
+            return True
+        return (self.seen_beat is not None
+                and _identity(heartbeat_path(self.hive), stat.S_ISREG) != self.seen_beat)
 
     def forget_states(self) -> None:
         for runtime in self.bees.values():
@@ -506,9 +525,9 @@ class HiveService:
                 runtime.engine.reset()
 
 
-def _folder_identity(path: Path) -> tuple[int, int] | None:
+def _identity(path: Path, is_kind: Callable[[int], bool]) -> tuple[int, int] | None:
     try:
         found = os.lstat(path)
     except OSError:
         return None
-    return (found.st_dev, found.st_ino) if stat.S_ISDIR(found.st_mode) else None
+    return (found.st_dev, found.st_ino) if is_kind(found.st_mode) else None
