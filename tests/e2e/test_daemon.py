@@ -516,7 +516,7 @@ def test_a_deleted_horizon_folder_made_again_by_a_busy_bee_still_rebuilds_the_qu
         tmp_path: Path, start: Start) -> None:
     hive = make_hive(tmp_path, [entry("calme")], bee="quiet")
     append(hive, entry("un"), "busy")
-    start(write_config(tmp_path, hive))
+    daemon = start(write_config(tmp_path, hive))
     wait_for_up_to(hive, 1, bee="quiet")
     wait_for(lambda: heartbeat(hive), "horizon/daemon.json")
     writing = threading.Event()
@@ -537,6 +537,12 @@ def test_a_deleted_horizon_folder_made_again_by_a_busy_bee_still_rebuilds_the_qu
         writer.join()
     assert wait_for_up_to(hive, 1, bee="quiet")
     assert wait_for(lambda: state(hive, "quiet"), "quiet's state.json")
+    shutil.rmtree(hive / "horizon" / "quiet")  # one bee's folder alone
+    wait_for(lambda: handoff(hive, "quiet"), "quiet's view, rebuilt again", timeout=35)
+    # Told once a beat, with how many bees lost their files (busy's own write may have
+    # been first the first time).
+    told = [event["bees"] for event in daemon.events("derived.recreated")]
+    assert len(told) == 2 and told[0] in {1, 2} and told[1] == 1, told
 
 
 def test_a_long_catch_up_extends_the_start_timeout_before_ready(

@@ -220,9 +220,9 @@ def test_a_write_that_raises_something_unexpected_is_a_failed_write_and_the_writ
     broken = held_commit(hive, "a", b"raise")
     writer.submit((hive, "a"), broken)
     broken.release.set()
-    writer.wait((hive, "a"))
+    assert writer.wait((hive, "a"), timeout=10), "the writer thread died"
     writer.submit((hive, "b"), commit(hive, "b", 1))
-    writer.drain()  # would wait for ever behind a dead thread
+    assert writer.wait((hive, "b"), timeout=10)
     writer.close()
     assert told.news == [("a", b"raise", "unexpected ValueError: a bug in a write"),
                          ("b", b'{"n": 1}', None)]

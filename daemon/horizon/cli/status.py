@@ -86,7 +86,7 @@ def last_write_failure(log_file: Path, hive: Path, since: float) -> str | None:
                 continue
             if datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp() < since:
                 return None
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             continue
         if event.get("event") == "store.recovered":
             return None

@@ -491,15 +491,14 @@ class Daemon:
 
     def _beat(self) -> None:
         for service in self.services.values():
-            if service.derived_gone():
+            lost = service.lost_bees()
+            if lost:
                 with service.bind():
-                    log.warning("derived.recreated")
-                service.derived_lost = False
-                self.writer.drain()  # what was handed in lands before the engines read again
-                service.forget_states()
-                for bee in list(service.bees):
+                    log.warning("derived.recreated", bees=len(lost))
+                for bee in lost:
+                    service.forget_state(bee)
                     self._process(service.hive, bee)
-            service.heartbeat(looked=True)
+            service.heartbeat()
         lag = max((time.monotonic() - r.first_dirty for s in self.services.values()
                    for r in s.bees.values() if r.dirty and r.first_dirty), default=0.0)
         bees = sum(len(service.bees) for service in self.services.values())

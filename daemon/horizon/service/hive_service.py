@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import time
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -38,9 +35,9 @@ from horizon.hive.durable import JournalError, StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import (
     bee_settings_path,
-    derived_root,
-    heartbeat_path,
+    handoff_path,
     live_path,
+    state_path,
     window_dir,
 )
 from horizon.hive.lock import HiveLock
@@ -88,10 +85,6 @@ class HiveService:
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.fallback = StatFallback(hive, self._write_failed)
         remove_stale_temps(hive)
-        # What the last heartbeat left in horizon/, for derived_gone.
-        self.seen_folder = _identity(derived_root(hive), stat.S_ISDIR)
-        self.seen_beat: tuple[int, int] | None = None
-        self.derived_lost = False  # seen gone by a heartbeat between two beats
 
     def close(self) -> None:
         self.lock.release()
@@ -169,7 +162,12 @@ class HiveService:
             # bee are on it, and even if the last of them failed after its bee was let go.
             writer.wait(key)
             writer.recovered(key)
-            engine.deliver = partial(writer.submit, key)
+
+            def deliver(commit: Commit) -> None:
+                commit.report["engine"] = engine  # whose commit: see written
+                writer.submit(key, commit)
+
+            engine.deliver = deliver
             engine.wait_written = lambda: writer.wait(key) and not writer.has_failed(key)
         runtime.engine = engine
 
@@ -267,6 +265,8 @@ class HiveService:
         if runtime is None:
             return False
         if error is not None:
+            if commit.report.get("engine") is not runtime.engine:
+                return False  # a former engine's: this one was made from the disk after it
             if runtime.engine is not None:
                 runtime.engine.reset()
             if self.writer is not None:
@@ -455,10 +455,7 @@ class HiveService:
 
     # -- heartbeat ------------------------------------------------------------------------
 
-    def heartbeat(self, looked: bool = False) -> None:
-        """daemon.json written; `looked`: the caller has just asked `derived_gone`."""
-        if not looked and self.derived_gone():
-            self.derived_lost = True  # told at the next beat, which rebuilds every bee
+    def heartbeat(self) -> None:
         now = time.time()
         bees = {}
         for name, runtime in self.bees.items():
@@ -482,8 +479,6 @@ class HiveService:
             with self.bind():
                 log.error("store.write_failed", file="daemon.json", reason=str(error))
             self.beat_failed = str(error)
-        self.seen_folder = _identity(derived_root(self.hive), stat.S_ISDIR)
-        self.seen_beat = _identity(heartbeat_path(self.hive), stat.S_ISREG)
 
     def health_reasons(self) -> list[str]:
         """Why `horizon status` would not exit 0 for this hive, as the daemon sees it."""
@@ -505,29 +500,25 @@ class HiveService:
         return (len(self.problems) + len(self.unrecorded)
                 + sum(runtime.state_error is not None for runtime in self.bees.values()))
 
-    def derived_gone(self) -> bool:
-        """Whether `horizon/` was deleted since the last heartbeat: it is missing, another
-        folder, or lacks the daemon.json that heartbeat wrote. A busy bee's write makes
-        the folder again at once, maybe on the same inode, while the quiet bees' files
-        are gone with it; only a heartbeat writes daemon.json, and it looks first."""
-        if self.derived_lost:
-            return True
-        if self.seen_folder is None:  # none yet: nothing of ours to lose
-            return False
-        if _identity(derived_root(self.hive), stat.S_ISDIR) != self.seen_folder:
-            return True
-        return (self.seen_beat is not None
-                and _identity(heartbeat_path(self.hive), stat.S_ISREG) != self.seen_beat)
+    def lost_bees(self) -> list[str]:
+        """The bees whose handoff.md or state.json is gone though their engine holds them
+        written: `horizon/`, or a bee's folder, deleted while running. A busy bee's write
+        makes `horizon/` again at once, so each bee's own files are looked at. A bee with
+        commits on their way, or whose writes fail, is left to them."""
+        lost = []
+        for name, runtime in self.bees.items():
+            engine = runtime.engine
+            if engine is None or engine.state is None or runtime.write_failed:
+                continue
+            if self.writer is not None and self.writer.pending((self.hive, name)):
+                continue
+            if not (os.path.lexists(handoff_path(self.hive, name))
+                    and os.path.lexists(state_path(self.hive, name))):
+                lost.append(name)
+        return lost
 
-    def forget_states(self) -> None:
-        for runtime in self.bees.values():
-            if runtime.engine is not None:
-                runtime.engine.reset()
-
-
-def _identity(path: Path, is_kind: Callable[[int], bool]) -> tuple[int, int] | None:
-    try:
-        found = os.lstat(path)
-    except OSError:
-        return None
-    return (found.st_dev, found.st_ino) if is_kind(found.st_mode) else None
+    def forget_state(self, bee: str) -> None:
+        """The bee's engine reads the disk again: its next pass rebuilds what is gone."""
+        engine = self.bees[bee].engine
+        if engine is not None:
+            engine.reset()

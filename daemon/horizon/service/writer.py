@@ -73,6 +73,11 @@ class Writer:
         with self.lock:
             self.failed.discard(key)
 
+    def pending(self, key: Hashable) -> bool:
+        """Whether some of `key`'s commits are still on their way to disk."""
+        with self.lock:
+            return key in self.queued or key in self.writing
+
     def has_failed(self, key: Hashable) -> bool:
         with self.lock:
             return key in self.failed
