@@ -387,9 +387,9 @@ class JournalReader:
 
     def _plain(self, block: bytes, count: int, spent_at_end: int) -> bool:
         """Whether a block of `count` lines can be read without a look at each one: each
-        is one object (the decoding checks that), none is
-        too long, no range read out of order is to be emitted among them, and the
-        slice's bytes are not spent before its end."""
+        is one object (the decoding checks that), none is too long, no range read out of
+        order is to be emitted among them, and the slice's bytes are not spent before its
+        end."""
         first = self._reserved[0].first_seq if self._reserved else None
         return ((first is None or first > self._seq + count)
                 and (self.slice_bytes is None or spent_at_end < self.slice_bytes)

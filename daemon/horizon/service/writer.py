@@ -76,7 +76,10 @@ class Writer:
     def pending(self, key: Hashable) -> bool:
         """Whether some of `key`'s commits are still on their way to disk."""
         with self.lock:
-            return key in self.queued or key in self.writing
+            return self._pending(key)
+
+    def _pending(self, key: Hashable) -> bool:
+        return key in self.queued or key in self.writing
 
     def has_failed(self, key: Hashable) -> bool:
         with self.lock:
@@ -91,8 +94,7 @@ class Writer:
                 self.ready.appendleft(key)
             self.awaited[key] = self.awaited.get(key, 0) + 1
             try:
-                return self.lock.wait_for(
-                    lambda: key not in self.queued and key not in self.writing, timeout)
+                return self.lock.wait_for(lambda: not self._pending(key), timeout)
             finally:
                 self.awaited[key] -= 1
                 if not self.awaited[key]:
