@@ -31,24 +31,45 @@ from horizon.core.zones import (
 
 _SEQ = operator.attrgetter("seq")
 _INSTANT = operator.attrgetter("instant")
-RUN = 256  # entries stepped together at most: what a caller holds before stepping them
+RUN = 256  # entries a Stepper holds at most before stepping them
 
 
 def apply(zones: Zones, records: Iterable[Entry | Rejection], ctx: Context) -> Changes:
     """Ingest `records` (in seq order) into `zones`, in place."""
     changes = Changes()
-    run: list[Entry] = []
+    stepper = Stepper(zones, ctx, changes)
     for record in records:
-        if isinstance(record, Entry):
-            run.append(record)
-            if len(run) < RUN:
-                continue
-        step_entries(zones, run, ctx, changes)
-        run = []
-        if isinstance(record, Rejection):
-            step(zones, record, ctx, changes)
-    step_entries(zones, run, ctx, changes)
+        stepper.add(record)
+    stepper.flush()
     return changes
+
+
+class Stepper:
+    """Records stepped into `zones` in turn, as `step` steps each: entries given one by
+    one are held and stepped a run at a time; `flush` once the last is given."""
+
+    def __init__(self, zones: Zones, ctx: Context, changes: Changes) -> None:
+        self.zones, self.ctx, self.changes = zones, ctx, changes
+        self.run: list[Entry] = []
+
+    def add(self, record: Entry | Rejection) -> None:
+        if isinstance(record, Entry):
+            self.run.append(record)
+            if len(self.run) >= RUN:
+                self.flush()
+            return
+        self.flush()
+        step(self.zones, record, self.ctx, self.changes)
+
+    def add_entries(self, entries: Sequence[Entry]) -> None:
+        """A run of entries at once (a block of plain lines), after those held."""
+        self.flush()
+        step_entries(self.zones, entries, self.ctx, self.changes)
+
+    def flush(self) -> None:
+        if self.run:
+            step_entries(self.zones, self.run, self.ctx, self.changes)
+            self.run = []
 
 
 def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,

@@ -17,12 +17,12 @@ import msgspec
 
 from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
-from horizon.core.ingest import RUN, step_entries
+from horizon.core.ingest import Stepper
 from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
-from horizon.core.zones import Changes, Context, Zones, settle, step, sweep
+from horizon.core.zones import Changes, Context, settle, sweep
 from horizon.hive.durable import JournalError, require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
@@ -203,9 +203,7 @@ class _Reading:
                                self.flags, self.late_segments,
                                finish_in_memory=self.finish_in_memory, read_to=self.read_to,
                                slice_bytes=self.slice_bytes, slice_s=self.slice_s)
-        zones: Zones = state.zones
-        changes = outcome.changes
-        run: list[Entry] = []  # entries read one by one, not stepped yet: stepped together
+        stepper = Stepper(state.zones, self.ctx, outcome.changes)
         for batch in reader.batches():
             outcome.read += len(batch)
             if reader.main_flow:  # a batch's seqs rise one by one: its ends bound them
@@ -215,25 +213,15 @@ class _Reading:
                 for record in batch:
                     self.on_record(record)
             if len(batch) > 1:  # a block of plain lines: entries only
-                step_entries(zones, run, self.ctx, changes)
-                run = []
-                step_entries(zones, cast("list[Entry]", batch), self.ctx, changes)
+                stepper.add_entries(cast("list[Entry]", batch))
                 continue
             record = batch[0]
-            if isinstance(record, Entry):
-                run.append(record)
-                if len(run) >= RUN:
-                    step_entries(zones, run, self.ctx, changes)
-                    run = []
-                continue
-            step_entries(zones, run, self.ctx, changes)
-            run = []
-            step(zones, record, self.ctx, changes)
-            if record.seq > self.seen_seq:
+            stepper.add(record)
+            if isinstance(record, Rejection) and record.seq > self.seen_seq:
                 outcome.rejections[record.reason.value] += 1
                 if len(outcome.first_rejected) < REJECTION_EXAMPLES:
                     outcome.first_rejected.append(record.seq)
-        step_entries(zones, run, self.ctx, changes)
+        stepper.flush()
         state.checkpoint = reader.checkpoint
         outcome.more = reader.more
         _keep_segments_in_use(state)
