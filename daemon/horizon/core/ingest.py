@@ -15,17 +15,19 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 
-from horizon.core.blocks import Item, answer_size, condensed_label, flat_answer_size, head_size
 from horizon.core.entries import Entry, Rejection
-from horizon.core.text import flatten
 from horizon.core.truncation import Truncation
 from horizon.core.zones import (
-    CONVERSATION,
     Changes,
     Context,
     Zones,
     age_limit,
-    fold_if_over,
+    enter_condense,
+    enter_net,
+    is_lighthouse,
+    leaving_over_budget,
+    new_item,
+    note_lighthouse,
     step,
 )
 
@@ -84,81 +86,33 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
     deferred = ctx.deferred
     assert deferred is not None
     settings = ctx.settings
-    labels = ctx.labels
-    answer_label = labels.answer
-    phares = settings.phares
     budget_net = settings.budget_net
     overhead = ctx.net_overhead
-    heads = deferred.heads
     net = zones.net
-    net_chars = zones.net_chars
     printable: set[int] = set()  # seqs of the run's printable answers, looked at once
     for entry in entries:
-        lighthouse = entry.phare or (entry.type == CONVERSATION and (
-            entry.sender is None or entry.sender in phares))
-        if lighthouse and zones.first_lighthouse is None and entry.question.strip():
-            zones.first_lighthouse = flatten(entry.question)
-        item = Item(seq=entry.seq, instant=entry.instant, type=entry.type,
-                    question=entry.question, answer=entry.answer, lighthouse=lighthouse,
-                    sender=entry.sender, tool=entry.tool, writer_id=entry.writer_id)
-        head = head_size(item, labels)
-        answer = entry.answer
-        if answer.isprintable():  # one line, nothing to clean: quoted as it is
+        lighthouse = is_lighthouse(entry, settings)
+        note_lighthouse(zones, entry, lighthouse)
+        item = new_item(entry, lighthouse)
+        if entry.answer.isprintable():
             printable.add(item.seq)
-            item.chars = head + (len(answer_label) + len(answer) + 4 if answer else 0)
+            enter_net(zones, item, ctx, True)
         else:
-            item.chars = head + answer_size(answer_label, answer)
-        heads[item.seq] = head
-        net.append(item)
-        net_chars += item.chars
-        # net's rule with nothing aged: its oldest leave while it is over budget, the
-        # last exchange always stays.
-        size = overhead + net_chars
-        if size <= budget_net or len(net) == 1:
+            enter_net(zones, item, ctx, False)
+        if len(net) == 1:
             continue
-        count = 0
-        while size > budget_net and count < len(net) - 1:
-            size -= net[count].chars
-            count += 1
-        leaving = net[:count]
-        del net[:count]
-        net_chars = size - overhead
-        zones.net_chars = net_chars
-        _into_condense(zones, leaving, ctx, changes, printable)
+        # Nothing is aged in this run (`_plain_run`): net's rule is its budget alone.
+        count, size = leaving_over_budget(net, overhead + zones.net_chars, budget_net)
+        if count:
+            leaving = net[:count]
+            del net[:count]
+            zones.net_chars = size - overhead
+            enter_condense(zones, leaving, ctx, changes, printable)
     last = entries[-1]
-    zones.net_chars = net_chars
     zones.up_to = last.seq
     zones.accepted += len(entries)
     zones.at = last.instant
     deferred.unaged_at = ctx.now  # as every step of a pass that defers leaves it
-
-
-def _into_condense(zones: Zones, leaving: list[Item], ctx: Context, changes: Changes,
-                   printable: set[int]) -> None:
-    """What a step's eviction does with what left net, oldest first: each condensed at
-    condensé's end, then a fold if the zone is over its budget."""
-    deferred = ctx.deferred
-    assert deferred is not None and isinstance(ctx.summarizer, Truncation)
-    truncation = ctx.summarizer
-    labels = ctx.labels
-    condense = zones.condense
-    for item in leaving:
-        deferred.answers[item.seq] = item.answer  # read if it stays long enough
-        condensed = truncation.condense_answer(
-            item.answer, True if item.seq in printable else None)
-        item.answer = condensed.text
-        item.source = condensed.level
-        item.whole = condensed.whole
-        head = deferred.heads.pop(item.seq, None)
-        if head is None:
-            head = head_size(item, labels)
-        # Truncation's condensed answer is flat (`_plain_run`): sized without a look.
-        item.chars = head + flat_answer_size(condensed_label(item, labels), item.answer)
-        condense.append(item)
-        zones.condense_chars += item.chars
-        changes.evicted.append(item.seq)
-    if zones.condense_chars > ctx.settings.budget_condense:
-        fold_if_over(zones, ctx, changes)
 
 
 def _plain_run(zones: Zones, entries: Sequence[Entry], ctx: Context) -> bool:

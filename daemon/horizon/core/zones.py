@@ -22,6 +22,7 @@ from horizon.core.blocks import (
     answer_size,
     condensed_label,
     condensed_size,
+    flat_answer_size,
     head_size,
     net_overhead,
 )
@@ -129,25 +130,56 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
     zones.accepted += 1
     zones.at = record.instant
     lighthouse = is_lighthouse(record, ctx.settings)
-    if lighthouse and zones.first_lighthouse is None and record.question.strip():
-        zones.first_lighthouse = flatten(record.question)
+    note_lighthouse(zones, record, lighthouse)
     if not ctx.settings.actif:
         append_turns(zones.turns, record, ctx.bee, ctx.settings)
         return
-    item = Item(
-        seq=record.seq, instant=record.instant, type=record.type, question=record.question,
-        answer=record.answer, lighthouse=lighthouse, sender=record.sender, tool=record.tool,
-        writer_id=record.writer_id,
-        content=content_hash(record) if ctx.deferred is None else "",  # if held: `settle`
-    )
+    # Held by a pass that defers its text work, the exchange is hashed by `settle`.
+    item = new_item(record, lighthouse, content_hash(record) if ctx.deferred is None else "")
+    enter_net(zones, item, ctx)
+    _evict(zones, ctx, changes)
+
+
+def note_lighthouse(zones: Zones, entry: Entry, lighthouse: bool) -> None:
+    """The first lighthouse question is the Mission while the bee has none."""
+    if lighthouse and zones.first_lighthouse is None and entry.question.strip():
+        zones.first_lighthouse = flatten(entry.question)
+
+
+def new_item(entry: Entry, lighthouse: bool, content: str = "") -> Item:
+    """The exchange as net holds it: its answer whole, its size not measured yet."""
+    return Item(seq=entry.seq, instant=entry.instant, type=entry.type,
+                question=entry.question, answer=entry.answer, lighthouse=lighthouse,
+                sender=entry.sender, tool=entry.tool, writer_id=entry.writer_id,
+                content=content)
+
+
+def enter_net(zones: Zones, item: Item, ctx: Context, printable: bool | None = None) -> None:
+    """`item` measured and placed at net's end (`printable`: whether its answer is, when
+    the caller already looked)."""
     labels = ctx.labels
     head = head_size(item, labels)
-    item.chars = head + answer_size(labels.answer, item.answer)
+    answer = item.answer
+    if printable if printable is not None else answer.isprintable():
+        # One line, nothing to clean: quoted as it is.
+        item.chars = head + flat_answer_size(labels.answer, answer)
+    else:
+        item.chars = head + answer_size(labels.answer, answer)
     if ctx.deferred is not None:
         ctx.deferred.heads[item.seq] = head  # what condensé pays for it again
     zones.net.append(item)
     zones.net_chars += item.chars
-    _evict(zones, ctx, changes)
+
+
+def leaving_over_budget(net: list[Item], size: int, budget: int) -> tuple[int, int]:
+    """Net's rule with nothing aged or protected: how many of its oldest leave so that
+    `size` (net's, framing included) is within `budget`, the last exchange staying; and
+    the size then."""
+    count = 0
+    while size > budget and count < len(net) - 1:
+        size -= net[count].chars
+        count += 1
+    return count, size
 
 
 def content_hash(entry: Entry | Item) -> str:
@@ -194,24 +226,28 @@ def _evict(zones: Zones, ctx: Context, changes: Changes) -> None:
     else:
         # Nothing aged and nothing protected: the rule reduces to taking net's oldest while
         # over budget, which costs what leaves rather than all that net holds.
-        size = ctx.net_overhead + zones.net_chars
-        count = 0
-        while size > settings.budget_net and count < len(net) - 1:
-            size -= net[count].chars
-            count += 1
+        count, size = leaving_over_budget(net, ctx.net_overhead + zones.net_chars,
+                                          settings.budget_net)
         leaving = net[:count]
         del net[:count]
-        zones.net_chars -= sum(item.chars for item in leaving)
+        zones.net_chars = size - ctx.net_overhead
     if ctx.deferred is not None and settings.plancher_phare != "net":
         ctx.deferred.unaged_at = ctx.now  # every aged exchange but the last left net
     if not leaving:
         return
     if len(leaving) > 1:
         leaving.sort(key=_SEQ)
+    enter_condense(zones, leaving, ctx, changes)
+
+
+def enter_condense(zones: Zones, leaving: list[Item], ctx: Context, changes: Changes,
+                   printable: set[int] | None = None) -> None:
+    """What left net, in seq order: each exchange condensed into condensé, then a fold if
+    the zone is over its budget (`printable`: the seqs of answers known to be printable)."""
     models = ctx.upgrades is not None
     for item in leaving:
         original = msgspec.structs.replace(item) if models else item
-        _enter_condense(zones, item, ctx)
+        _condensed(zones, item, ctx, item.seq in printable if printable is not None else None)
         changes.evicted.append(item.seq)
         if models and item.source == TRUNCATION:
             changes.to_condense.append(original)
@@ -277,17 +313,23 @@ def _leaving_by_rule(zones: Zones, ctx: Context, oldest_allowed: float) -> list[
     return leaving
 
 
-def _enter_condense(zones: Zones, item: Item, ctx: Context) -> None:
-    if ctx.deferred is None:
+def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -> None:
+    """`item`, out of net, condensed and placed in condensé."""
+    deferred = ctx.deferred
+    if deferred is None:
         item.signals = signals_of(item)  # the whole answer is still here
     else:
-        ctx.deferred.answers[item.seq] = item.answer  # read if it stays long enough
-    condensed = ctx.summarizer.condense(item)
+        deferred.answers[item.seq] = item.answer  # read if it stays long enough
+    summarizer = ctx.summarizer
+    if isinstance(summarizer, Truncation):
+        condensed = summarizer.condense_answer(item.answer, printable)
+    else:
+        condensed = summarizer.condense(item)
     item.answer = condensed.text
     item.source = condensed.level
     item.whole = condensed.whole
     labels = ctx.labels
-    head = ctx.deferred.heads.pop(item.seq, None) if ctx.deferred is not None else None
+    head = deferred.heads.pop(item.seq, None) if deferred is not None else None
     if head is None:
         head = head_size(item, labels)
     item.chars = head + answer_size(condensed_label(item, labels), item.answer)
