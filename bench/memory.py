@@ -1,38 +1,76 @@
-"""What a bee's view remembers of a long session: a synthetic session (memory_session.py)
-played through the real engine at default budgets, the horizon on, one pass per exchange,
-and probes measured against what the generator knows it wrote (`make eval`).
+"""What a bee's view remembers of long coding sessions (`make eval`).
 
-    python bench/memory.py                           # 400 exchanges, French and English
-    python bench/memory.py --exchanges 60 --quick    # small: proves the harness works
+A family of generated sessions (eval_session.py: one project per seed, each told in French
+and in English, plus one variant per language with budget_net = 3000) is played through
+the real engine in-process, one exchange per pass, with age sweeps between exchanges. At
+each checkpoint the probes read handoff.md and the `render --json` summary and compare
+them with the ground truth the generator wrote down while telling the story; nothing is
+recomputed from the text, and no probe uses horizon's own words.
 
-Writes bench/memory.json and exits 1 when a target is not met.
+    python bench/memory.py                 # 6 seeds x fr/en x 300 exchanges, + 2 variants
+    python bench/memory.py --seeds 3 --exchanges 150
+    python bench/memory.py --quick         # 2 seeds x 60 exchanges: the harness works
 
-The probes, at every sample (each SAMPLE_EVERY exchanges and the last), count from the
-generator's own record of the session, never from the project's rules; "named" means
-the text appears anywhere in handoff.md unless a section is said:
-- rules_verbatim: every rule the operator gave so far, word for word (100 %);
-- mission: the bee's `mission` (100 %);
-- files_before_net: the files read, written, edited, tested or type-checked in the 30
-  exchanges just older than net's oldest, each named (80 %);
-- open_failures_named: each failure with no later success of the same tool on the same
-  path, named by its path, or by its #seq on a line naming its tool (90 %);
-- fixed_failures_listed_open: failures folded together with their fix that an Errors
-  line still speaks of (their #seq, or their path with no seq or with a seq from the
-  failure up to its fix) without the fix's #seq or a word saying so (0);
-- ticket_in_flight: the ticket opened and not yet closed, named where the entries that
-  name it are: in net, in condensé while they wait there unfolded (a lighthouse stays in
-  condensé long after younger entries were folded), or in the Work in progress section
-  once they are folded (90 %; the hits found in condensé and in Work in progress are
-  counted apart);
-- next_step_placeholder: samples, once something was folded, whose Next step section
-  reads like "reprendre après" / "voir le condensé" / "resume after" (0);
-- view_over_cap: passes (and samples read from disk) where handoff.md is longer than the
-  three budgets together (0);
-- view_fill: len(handoff.md) / cap at every pass once the session so far is longer than
-  the cap, median (75 %) and minimum;
-- folds_per_100_evictions: over the whole run (20);
-- info_*: reported without a target: open failures that left net, named; the Next step
-  section naming what the newest folded stated next step names (a path or a ticket).
+Writes bench/memory.json (per probe: the measures, and failing examples with the section
+text that failed) and exits 1 when a target is not met.
+
+What is folded. The récit only knows folded entries: at a checkpoint, the folded set is
+every seq up to the summary's `up_to` that is neither in its `condense` or `net` lists nor
+removed by the hard cut (`cut` items with a `seq`). Probes of a récit section take their
+ground truth over folded entries only; probes of the whole view take it over everything.
+Sections are found by their headings (French or English titles of SPEC section 4); a
+section's lines are its non-blank lines, a leading `>` quote marker removed.
+
+How names are matched (fair to any rendering of SPEC section 4):
+- a path, a symbol, a ticket or a choice word is named when it appears whole: not inside a
+  longer word, number, id or path (`WX-230` is not named by `WX-2301`, `src/a.rs` not by
+  `lib/src/a.rs`); tickets ignore case, and `issue 57` is also named `issue #57` or `#57`;
+- a command is named when its text, whitespace folded, appears whole and is not followed by
+  more arguments (`cargo test` is not named by `cargo test --test decoder`);
+- text is compared whitespace folded, quote markers removed.
+
+The probes (target in brackets):
+- rules_current_verbatim [100 %]: every rule the operator gave up to the checkpoint, and that
+  no later rule replaced, appears word for word anywhere in the view;
+- rule_replaced_shown [0]: a replaced rule appears after its replacement in the view, or at
+  all when its replacement is not in the view (counted per checkpoint and rule);
+- open_failures_named [90 %]: each folded failure whose fix is not folded (or that has no fix)
+  is named on an Errors line by its command or its test path. A failure is a failing test,
+  linter, build or shell command (never a read); a test failure is fixed by a later success
+  of the same command, of a test run naming the same path, or of a whole-suite run; any
+  other failure only by the same command succeeding;
+- fixed_failures_listed_open [0]: for each failure whose fix is folded, an Errors line naming
+  its command or path with the failure's #seq, and with neither the fix's #seq nor a word
+  saying it was resolved (resolved, fixed, solved, résolu, corrigé, réparé, réglé...);
+- open_tickets_in_progress [90 %]: each ticket with a folded opening (assigned, started or
+  resumed) and no folded closing is named in Work in progress;
+- closed_tickets_in_flight [0]: a ticket whose closing is folded is the first ticket named on
+  a Work in progress line that has no word saying it is closed (closed, merged, done,
+  shipped, fermé, livré, mergé, terminé...);
+- next_step_newest [90 % of checkpoints]: the newest folded next step (the bee's, or the
+  operator's request for the next thing to do) is named in Next step by one of its keys
+  (the path, symbol or ticket it names);
+- decision_current [90 %]: for each subject with a folded decision, the newest folded
+  decision's choice word is on a Decisions line;
+- decision_reversed_as_current [0]: once a reversal is folded, a Decisions line names the old
+  choice, not the new one, nor the reversal's #seq, nor a word saying it was replaced;
+- recent_files_named [80 %]: the files the last 30 exchanges read or changed are named
+  anywhere in the view;
+- cut_answer_tail_kept [100 %]: when the last exchange's answer is not in the view whole, its
+  last line (the last two when the last is under 16 characters) is;
+- view_over_cap [0]: passes (and checkpoint files) where len(handoff.md) is over
+  budget_net + budget_condense + budget_recit;
+- mission_present [100 %]: the bee's mission, whitespace folded;
+- next_step_placeholder [0]: checkpoints whose Next step reads "reprendre après", "voir le
+  condensé", "resume after" or "see the condensed";
+- view_fill [75 %, median]: len(handoff.md) / cap at every pass once the session is longer
+  than the cap;
+- folds_per_100_evictions [<= 20]: over the whole run;
+- read_only_tickets_in_flight [0]: a ticket named so far only in folded tool outputs (a git
+  log, a grep), never opened, is the first ticket of a Work in progress line;
+- failed_reads_listed [0]: a folded read that exited non-zero (a grep finding nothing, a
+  missing file) has its #seq on an Errors line (a read is never a failure, SPEC section 4).
+A probe with nothing to measure at a checkpoint is skipped there.
 """
 
 from __future__ import annotations
@@ -46,160 +84,234 @@ import statistics
 import sys
 import tempfile
 import time
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import tomli_w
-from memory_session import Failure, Session, generate
+from eval_projects import project_for
+from eval_session import Session, fold, generate
 
-from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.core.settings import GlobalConfig
 from horizon.engine.bee_engine import BeeEngine, ReadNew, SweepAges
 from horizon.engine.stepping import Pass
 from horizon.hive.layout import handoff_path
 from horizon.hive.settings_files import config_source, effective_settings
 
 HERE = Path(__file__).resolve().parent
-BEE = "mia"
-SAMPLE_EVERY = 25
-QUICK_SAMPLE_EVERY = 10
-FILES_WINDOW = 30  # the exchanges just older than net whose files the view should name
+FULL_SEEDS, FULL_EXCHANGES = 6, 300
+QUICK_SEEDS, QUICK_EXCHANGES = 2, 60
+FILES_WINDOW = 30
 PASS_DELAY_S = 2.0  # the daemon's pass comes about a debounce after the write
+EXAMPLES_PER_SESSION = 3
+EXAMPLES_PER_PROBE = 40
+SECTION_EXCERPT = 1500
 
-# The récit's headings as the view shows them, in section order.
+# The récit's headings, in section order (SPEC section 4).
 TITLES = {
     "fr": ("## Récit de soi", ("Mission", "Décisions", "Fichiers", "Erreurs",
-                               "Paroles de l'apicultrice", "Travail en cours",
-                               "Prochaine étape")),
+                               "Paroles de l'apicultrice", "Travail en cours", "Prochaine étape")),
     "en": ("## Self-narrative", ("Mission", "Decisions", "Files", "Errors", "Operator's words",
                                  "Work in progress", "Next step")),
 }
-ERRORS, WORK, NEXT = 3, 5, 6  # indexes into the titles
+MISSION, DECISIONS, FILES, ERRORS, WORDS_, WORK, NEXT = range(7)
 PLACEHOLDERS = ("reprendre après", "voir le condensé", "resume after", "see the condensed")
-RESOLVED = ("résolu", "corrigé", "réparé", "resolved", "fixed")
-_SEQ_REF = re.compile(r"#\d+")
+RESOLVED = re.compile(r"\b(resolved|fixed|solved|now passes|passes now|résolue?s?|corrigée?s?|"
+                      r"réparée?s?|réglée?s?)\b", re.IGNORECASE)
+CLOSED = re.compile(r"\b(closed|closing|merged|done|shipped|fixed|resolved|fermée?|clos|close|"
+                    r"livrée?|mergée?|fusionnée?|terminée?|bouclée?|corrigée?)\b", re.IGNORECASE)
+REPLACED = re.compile(r"\b(replaced|superseded|reversed|abandoned|dropped|instead|obsolete|"
+                      r"remplacée?s?|abandonnée?s?|annulée?s?|obsolète|au lieu|plutôt que)\b",
+                      re.IGNORECASE)
+_PRE = r"(?<![\w#-])(?<!\w/)"
+_POST = r"(?![\w-]|\.\w|/\w)"
+_CMD_POST = r"(?=$|[\s:;,)`\"'…]|\.(?:\s|$))(?!\s+(?:-\S|\S*/\S|\S*::))"
 
 
-# -- reading a view ---------------------------------------------------------------------------
+# -- reading a view -------------------------------------------------------------------------
 
 @dataclass
-class Parsed:
-    sections: dict[int, list[str]]  # by index into the titles: content lines, `> ` removed
-    outside: str  # condensé, notice and net: everything after the récit
-    net: str  # after the notice
+class View:
+    text: str
+    plain: str  # quote markers removed, whitespace folded
+    unquoted: str  # quote markers removed, lines kept
+    sections: dict[int, list[str]]
+
+    def section(self, index: int) -> list[str]:
+        return self.sections.get(index, [])
+
+    def section_text(self, index: int) -> str:
+        return "\n".join(self.section(index))
 
 
-def parse_view(view: str, langue: str) -> Parsed:
+def unquote(line: str) -> str:
+    if line.startswith("> "):
+        return line[2:]
+    return line[1:] if line.startswith(">") else line
+
+
+def parse_view(text: str, langue: str) -> View:
     title, names = TITLES[langue]
-    lines = view.split("\n")
+    lines = text.split("\n")
     sections: dict[int, list[str]] = {}
-    end = 1  # past the header line
     if title in lines:
-        current = None
-        end = lines.index(title) + 1
-        while end < len(lines):
-            line = lines[end]
-            if line == "" or line.startswith(("### #", "[horizon")):
-                break
-            if line.startswith("### ") and line[4:] in names:
-                current = names.index(line[4:])
+        current: int | None = None
+        for line in lines[lines.index(title) + 1:]:
+            if line.startswith("### ") and line[4:].strip() in names:
+                current = names.index(line[4:].strip())
                 sections[current] = []
-            elif current is not None and line.startswith(">"):
-                sections[current].append(line[2:])
-            end += 1
-    outside = "\n".join(lines[end:])
-    notice = next((i for i, line in enumerate(lines) if line.startswith("[horizon")), len(lines))
-    return Parsed(sections, outside, "\n".join(lines[notice + 1:]))
+            elif line.startswith(("### ", "## ", "[horizon")):
+                break  # the first condensed or net entry, or the notice
+            elif current is not None and unquote(line).strip():
+                sections[current].append(fold(unquote(line)))
+    unquoted = "\n".join(unquote(line) for line in lines)
+    return View(text, fold(unquoted), unquoted, sections)
 
 
-def names_path(text: str, path: str) -> bool:
-    return re.search(rf"(?<![\w/-]){re.escape(path)}(?![\w/-])", text) is not None
+def _pattern(key: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(_PRE + re.escape(key) + _POST, flags)
+
+
+def names(text: str, key: str, *, ignore_case: bool = False) -> bool:
+    return _pattern(key, re.IGNORECASE if ignore_case else 0).search(text) is not None
+
+
+def names_command(text: str, command: str) -> bool:
+    return re.search(r"(?<![\w./-])" + re.escape(fold(command)) + _CMD_POST, fold(text)) is not None
 
 
 def names_seq(text: str, seq: int) -> bool:
     return re.search(rf"#{seq}(?!\d)", text) is not None
 
 
-def names_ticket(text: str, ticket: str) -> bool:
-    return re.search(rf"(?<![\w#-]){re.escape(ticket)}(?!\d)", text) is not None
+def names_ticket(text: str, aliases: tuple[str, ...]) -> bool:
+    return any(names(text, alias, ignore_case=True) for alias in aliases)
 
 
-def names_failure(view: str, failure: Failure) -> bool:
-    """By its path anywhere, or by its seq on a line that names its tool."""
-    if names_path(view, failure.path):
-        return True
-    return any(names_seq(line, failure.seq) and failure.tool in line
-               for line in view.split("\n") if f"#{failure.seq}" in line)
+def first_ticket(line: str, session: Session) -> str | None:
+    """The ticket a line is about: the first one it names."""
+    best: tuple[int, str] | None = None
+    for ticket in session.tickets:
+        for alias in ticket.aliases:
+            found = _pattern(alias, re.IGNORECASE).search(line)
+            if found and (best is None or found.start() < best[0]):
+                best = (found.start(), ticket.name)
+    return best[1] if best else None
 
 
-def lists_as_open(line: str, failure: Failure) -> bool:
-    """An Errors line speaks of a fixed `failure` and does not say it was fixed (the fix's
-    seq or a word for it). It speaks of it when it names its seq, or names its path with no
-    seq or with a seq between the failure and its fix (the bee's note about it)."""
-    fixed_at = failure.fixed_at
-    assert fixed_at is not None
-    seqs = [int(ref[1:]) for ref in _SEQ_REF.findall(line)]
-    speaks = failure.seq in seqs or (names_path(line, failure.path) and (
-        not seqs or any(failure.seq <= seq < fixed_at for seq in seqs)))
-    if not speaks:
-        return False
-    return fixed_at not in seqs and not any(word in line.lower() for word in RESOLVED)
+def tail_of(answer: str) -> str:
+    lines = [line for line in answer.split("\n") if line.strip()]
+    if not lines:
+        return ""
+    if len(lines[-1].strip()) < 16 and len(lines) > 1:
+        return fold(lines[-2] + " " + lines[-1])
+    return fold(lines[-1])
 
 
-# -- the run ------------------------------------------------------------------------------------
+# -- measures -------------------------------------------------------------------------------
+
+@dataclass
+class Probe:
+    name: str
+    kind: str  # ratio (hits over expected, at least target), count (at most target), value
+    target: float
+    label: str  # the target as printed
+    section: int | None  # the section its examples show (None: the whole view)
+
+
+PROBES = (
+    Probe("rules_current_verbatim", "ratio", 1.0, "100 %", WORDS_),
+    Probe("rule_replaced_shown", "count", 0, "0", WORDS_),
+    Probe("open_failures_named", "ratio", 0.9, ">= 90 %", ERRORS),
+    Probe("fixed_failures_listed_open", "count", 0, "0", ERRORS),
+    Probe("open_tickets_in_progress", "ratio", 0.9, ">= 90 %", WORK),
+    Probe("closed_tickets_in_flight", "count", 0, "0", WORK),
+    Probe("next_step_newest", "ratio", 0.9, ">= 90 % of checkpoints", NEXT),
+    Probe("decision_current", "ratio", 0.9, ">= 90 %", DECISIONS),
+    Probe("decision_reversed_as_current", "count", 0, "0", DECISIONS),
+    Probe("recent_files_named", "ratio", 0.8, ">= 80 %", FILES),
+    Probe("cut_answer_tail_kept", "ratio", 1.0, "100 %", None),
+    Probe("view_over_cap", "count", 0, "0 passes", None),
+    Probe("mission_present", "ratio", 1.0, "100 %", MISSION),
+    Probe("next_step_placeholder", "count", 0, "0", NEXT),
+    Probe("view_fill", "value", 0.75, ">= 75 % (median)", None),
+    Probe("folds_per_100_evictions", "value", 20, "<= 20", None),
+    Probe("read_only_tickets_in_flight", "count", 0, "0", WORK),
+    Probe("failed_reads_listed", "count", 0, "0", ERRORS),
+)
+BY_NAME = {probe.name: probe for probe in PROBES}
+
 
 @dataclass
 class Tally:
-    """Ratios gathered sample by sample: hits over expected, and each sample's ratio."""
-
     hits: int = 0
-    expected: int = 0
-    ratios: list[float] = field(default_factory=list)
-
-    def add(self, hits: int, expected: int) -> str:
-        if not expected:
-            return "-"
-        self.hits += hits
-        self.expected += expected
-        self.ratios.append(hits / expected)
-        return f"{hits}/{expected}"
+    expected: int = 0  # ratio: items measured; count: items examined
+    count: int = 0  # count probes: violations
+    checkpoints: int = 0  # checkpoints where something was measured
+    examples: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
-class Measures:
-    rules: Tally = field(default_factory=Tally)
-    mission: Tally = field(default_factory=Tally)
-    files: Tally = field(default_factory=Tally)
-    failures: Tally = field(default_factory=Tally)
-    failures_out_of_net: Tally = field(default_factory=Tally)
-    ticket: Tally = field(default_factory=Tally)
-    ticket_by_wip: int = 0
-    ticket_in_condense: int = 0
-    next_step_current: Tally = field(default_factory=Tally)
-    stale_errors: int = 0
-    stale_errors_max: int = 0
-    stale_samples: int = 0
-    placeholders: int = 0
-    next_samples: int = 0
-    empty_next: int = 0
-    over_cap: int = 0
-    passes: int = 0
+class Play:
+    """One session's run: tallies, per-pass numbers, per-checkpoint rows."""
+
+    session: Session
+    tallies: dict[str, Tally] = field(default_factory=lambda: {p.name: Tally() for p in PROBES})
     fills: list[float] = field(default_factory=list)
+    passes: int = 0
+    over_cap: int = 0
     evictions: int = 0
     folds: int = 0
     rows: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
 
+    def example(self, probe: str, checkpoint: int, expected: str, view: View | None,
+                **more: Any) -> None:
+        tally = self.tallies[probe]
+        if len(tally.examples) >= EXAMPLES_PER_SESSION:
+            return
+        section = BY_NAME[probe].section
+        if view is None:
+            text = ""
+        elif section is None:
+            text = view.text[-SECTION_EXCERPT:]
+        else:
+            text = view.section_text(section)[:SECTION_EXCERPT]
+        tally.examples.append({"session": self.session.name, "seed": self.session.seed,
+                               "langue": self.session.langue, "variant": self.session.variant,
+                               "checkpoint": checkpoint, "expected": expected,
+                               "section": text, **more})
+
+    def ratio(self, probe: str, checkpoint: int, hit: bool, expected: str,
+              view: View | None, **more: Any) -> None:
+        tally = self.tallies[probe]
+        tally.expected += 1
+        tally.hits += hit
+        if not hit:
+            self.example(probe, checkpoint, expected, view, **more)
+
+    def violation(self, probe: str, checkpoint: int, bad: bool, expected: str,
+                  view: View | None, **more: Any) -> None:
+        tally = self.tallies[probe]
+        tally.expected += 1
+        tally.count += bad
+        if bad:
+            self.example(probe, checkpoint, expected, view, **more)
+
+
+# -- playing a session ----------------------------------------------------------------------
 
 def write_hive(root: Path, session: Session) -> Path:
-    hive = root / f"hive-{session.langue}"
+    hive = root / f"hive-{session.name.replace('/', '-')}"
+    shutil.rmtree(hive, ignore_errors=True)  # --keep into a folder of an earlier run
     (hive / "window").mkdir(parents=True)
     (hive / "bees").mkdir()
-    horizon: dict[str, Any] = {"actif": True}
-    if session.langue != "fr":
-        horizon["langue"] = session.langue  # French is the default: no key to know
-    settings = {"mission": session.mission, "horizon": horizon}
-    (hive / "bees" / f"{BEE}.toml").write_text(tomli_w.dumps(settings))
+    settings = {"mission": session.mission, "horizon": session.horizon}
+    (hive / "bees" / f"{session.bee}.toml").write_text(tomli_w.dumps(settings))
     return hive
 
 
@@ -212,32 +324,32 @@ def append(journal: Path, record: dict[str, Any]) -> None:
         os.close(fd)
 
 
-def play(session: Session, root: Path, every: int) -> Measures:
+def play(session: Session, root: Path, keep: bool) -> Play:
+    result = Play(session)
     hive = write_hive(root, session)
     config = GlobalConfig()
-    effective = effective_settings(config, config_source(None), hive, BEE)
+    effective = effective_settings(config, config_source(None), hive, session.bee)
     cap = effective.horizon.cap
-    engine = BeeEngine(hive, BEE, config, effective)
-    journal = hive / "window" / f"{BEE}-messages.jsonl"
-    measures = Measures()
-    folded: set[int] = set()
+    engine = BeeEngine(hive, session.bee, config, effective)
+    journal = hive / "window" / f"{session.bee}-messages.jsonl"
     history = 0
     previous: float | None = None
 
     def took(outcome: Pass | None) -> None:
         if outcome is None:
             return
-        measures.evictions += len(outcome.changes.evicted)
-        measures.folds += outcome.changes.folds
-        folded.update(outcome.changes.folded)
-        measures.passes += 1
+        result.evictions += len(outcome.changes.evicted)
+        result.folds += outcome.changes.folds
+        result.passes += 1
         if len(outcome.view.text) > cap:
-            measures.over_cap += 1
+            result.over_cap += 1
+            result.example("view_over_cap", outcome.state.checkpoint.seq,
+                           f"len(handoff.md) <= {cap}", None, chars=len(outcome.view.text))
 
+    checkpoints = set(session.checkpoints)
     for exchange in session.exchanges:
         if previous is not None:
-            # The daemon sweeps ages while nothing is written: once an hour here.
-            moment = previous + 3600
+            moment = previous + 3600  # the daemon sweeps ages while nothing is written
             while moment < exchange.instant:
                 took(engine.run(SweepAges(), moment, moment))
                 moment += 3600
@@ -245,223 +357,362 @@ def play(session: Session, root: Path, every: int) -> Measures:
         now = exchange.instant + PASS_DELAY_S
         outcome = engine.run(ReadNew(), now, now)
         took(outcome)
-        assert outcome is not None
+        if outcome is None:
+            raise RuntimeError(f"no pass after exchange #{exchange.seq}")
         previous = now
         history += len(exchange.record["question"]) + len(exchange.record["answer"])
         if history > cap:
-            measures.fills.append(len(outcome.view.text) / cap)
-        if exchange.seq % every == 0 or exchange.seq == len(session.exchanges):
-            view = handoff_path(hive, BEE).read_text(encoding="utf-8")
-            measures.over_cap += len(view) > cap
-            probe(session, exchange.seq, view, outcome, folded, cap, measures)
-    return measures
+            result.fills.append(len(outcome.view.text) / cap)
+        if exchange.seq in checkpoints:
+            text = handoff_path(hive, session.bee).read_text(encoding="utf-8")
+            if len(text) > cap:
+                result.over_cap += 1
+            probe(result, exchange.seq, text, outcome.view.summary, cap)
+    if keep:
+        (hive / "truth.json").write_text(json.dumps(session.truth(), indent=1,
+                                                    ensure_ascii=False))
+    return result
 
 
-def probe(session: Session, seq: int, view: str, outcome: Pass, folded: set[int], cap: int,
-          measures: Measures) -> None:
-    """Every probe at one sample, against what the session knows it holds up to `seq`."""
-    parsed = parse_view(view, session.langue)
-    zones = outcome.state.zones
-    oldest = zones.net[0].seq if zones.net else seq + 1
-    row: dict[str, Any] = {"seq": seq, "chars": len(view), "fill": round(len(view) / cap, 3),
-                           "net": len(zones.net), "condense": len(zones.condense),
-                           "evictions": measures.evictions, "folds": measures.folds}
-    row["zone_chars"] = {zone: after for zone, (_, after) in outcome.view.zone_chars.items()}
+def folded_set(summary: dict[str, Any]) -> set[int]:
+    shown = {item["seq"] for item in summary.get("condense", [])}
+    shown |= {item["seq"] for item in summary.get("net", [])}
+    shown |= {item["seq"] for item in summary.get("cut", []) if item.get("seq") is not None}
+    return set(range(1, summary["up_to"] + 1)) - shown
 
-    given = [rule for rule, seqs in session.rules.items() if seqs[0] <= seq]
-    row["rules"] = measures.rules.add(sum(rule in view for rule in given), len(given))
-    row["mission"] = measures.mission.add(int(session.mission in view), 1)
 
-    touched = {path for exchange in session.exchanges[max(0, oldest - 1 - FILES_WINDOW):oldest - 1]
-               for path in exchange.touched}
-    row["files"] = measures.files.add(sum(names_path(view, path) for path in touched),
-                                      len(touched))
+def probe(result: Play, cp: int, text: str, summary: dict[str, Any], cap: int) -> None:
+    """Every probe at checkpoint `cp`, against what the session knows up to it."""
+    s = result.session
+    view = parse_view(text, s.langue)
+    folded = folded_set(summary)
+    row: dict[str, Any] = {"seq": cp, "chars": len(text), "fill": round(len(text) / cap, 3),
+                           "folded": len(folded), "condense": len(summary.get("condense", [])),
+                           "net": len(summary.get("net", [])),
+                           "cut": len(summary.get("cut", []))}
+    before = {name: (t.hits, t.expected, t.count) for name, t in result.tallies.items()}
+    for check in CHECKS:
+        check(result, cp, view, folded)
+    for name, tally in result.tallies.items():
+        hits, expected, count = before[name]
+        if tally.expected > expected:
+            tally.checkpoints += 1
+            kind = BY_NAME[name].kind
+            row[name] = (f"{tally.hits - hits}/{tally.expected - expected}" if kind == "ratio"
+                         else tally.count - count)
+    result.rows.append(row)
 
-    still_open = [f for f in session.failures
-                  if f.seq <= seq and (f.fixed_at is None or f.fixed_at > seq)]
-    row["open_failures"] = measures.failures.add(
-        sum(names_failure(view, f) for f in still_open), len(still_open))
-    gone = [f for f in still_open if f.seq < oldest]
-    measures.failures_out_of_net.add(sum(names_failure(view, f) for f in gone), len(gone))
 
-    fixed = [f for f in session.failures if f.fixed_at is not None and f.seq in folded
-             and f.fixed_at in folded]
-    errors = parsed.sections.get(ERRORS, [])
-    stale = sum(any(lists_as_open(line, f) for line in errors) for f in fixed)
-    if fixed:
-        measures.stale_samples += 1
-    measures.stale_errors += stale
-    measures.stale_errors_max = max(measures.stale_errors_max, stale)
-    row["stale_errors"] = stale
+def check_rules(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    s = result.session
+    for rule in s.rules:
+        if not rule.given or rule.given[0] > cp:
+            continue
+        text = fold(rule.text)
+        if rule.replaced_at is not None and rule.replaced_at <= cp:
+            replacement = next(r for r in s.rules if r.replaces == s.rules.index(rule))
+            new_at = view.plain.find(fold(replacement.text))
+            old_at = view.plain.rfind(text)
+            bad = old_at >= 0 and (new_at < 0 or old_at > new_at)
+            result.violation("rule_replaced_shown", cp, bad,
+                             f"not shown after its replacement: {rule.text}", view,
+                             replacement=replacement.text)
+            continue
+        result.ratio("rules_current_verbatim", cp, text in view.plain, rule.text, view,
+                     given_at=rule.given)
 
-    tickets = [t for t in session.tickets
-               if t.opened <= seq and (t.closed is None or t.closed > seq)]
-    row["ticket"] = "-"
-    if tickets:
-        ticket = tickets[-1].name
-        wip = "\n".join(parsed.sections.get(WORK, []))
-        in_net, in_wip = names_ticket(parsed.net, ticket), names_ticket(wip, ticket)
-        # `outside` is condensé and net: only entries not folded yet are there.
-        in_condense = not in_net and names_ticket(parsed.outside, ticket)
-        found = in_net or in_condense or in_wip
-        row["ticket"] = ticket + (" net" if in_net else " condensé" if in_condense
-                                  else " wip" if in_wip else " MISSING")
-        measures.ticket.add(int(found), 1)
-        measures.ticket_by_wip += in_wip and not (in_net or in_condense)
-        measures.ticket_in_condense += in_condense
 
-    row["next_step"] = "-"
+def failure_named(line: str, command: str, path: str | None) -> bool:
+    return names_command(line, command) or (path is not None and names(line, path))
+
+
+def check_errors(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    s = result.session
+    errors = view.section(ERRORS)
+    for failure in s.failures:
+        if failure.seq not in folded:
+            continue
+        fixed = failure.fixed_at is not None and failure.fixed_at in folded
+        what = f"{failure.command} (#{failure.seq}, {failure.kind}" + (
+            f", path {failure.path})" if failure.path else ")")
+        if not fixed:
+            hit = any(failure_named(line, failure.command, failure.path) for line in errors)
+            result.ratio("open_failures_named", cp, hit, f"named open: {what}", view,
+                         fixed_at=failure.fixed_at)
+            continue
+        assert failure.fixed_at is not None
+        bad = any(names_seq(line, failure.seq)
+                  and failure_named(line, failure.command, failure.path)
+                  and not names_seq(line, failure.fixed_at) and not RESOLVED.search(line)
+                  for line in errors)
+        result.violation("fixed_failures_listed_open", cp, bad,
+                         f"not listed open: {what}, fixed at #{failure.fixed_at} "
+                         f"({failure.fixed_by})", view)
+    for read in s.failed_reads:
+        if read.seq not in folded:
+            continue
+        bad = any(names_seq(line, read.seq) for line in errors)
+        result.violation("failed_reads_listed", cp, bad,
+                         f"a read is no failure: {read.command} (#{read.seq})", view)
+
+
+def check_tickets(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    s = result.session
+    work = view.section(WORK)
+    work_text = "\n".join(work)
+
+    def in_flight_line(name: str) -> bool:
+        return any(first_ticket(line, s) == name and not CLOSED.search(line) for line in work)
+
+    for ticket in s.tickets:
+        opened = any(seq in folded for seq in ticket.openings)
+        closed = ticket.closed is not None and ticket.closed in folded
+        if closed:
+            result.violation("closed_tickets_in_flight", cp, in_flight_line(ticket.name),
+                             f"not in flight: {ticket.name} (closed at #{ticket.closed})", view)
+        elif opened:
+            negated = [q for q in ticket.not_closed if q <= cp]
+            result.ratio("open_tickets_in_progress", cp, names_ticket(work_text, ticket.aliases),
+                         f"in flight: {ticket.name} (opened at "
+                         f"{[q for q in ticket.openings if q <= cp]}, not closed"
+                         f"{', negated closings ' + str(negated) if negated else ''})",
+                         view)
+        elif any(seq in folded for seq in ticket.read_only):
+            result.violation("read_only_tickets_in_flight", cp, in_flight_line(ticket.name),
+                             f"not in flight: {ticket.name}, only named in tool outputs "
+                             f"{[q for q in ticket.read_only if q <= cp]}", view)
+
+
+def check_next_step(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    s = result.session
+    text = view.section_text(NEXT)
     if folded:
-        measures.next_samples += 1
-        text = " ".join(parsed.sections.get(NEXT, []))
-        placeholder = any(words in text.lower() for words in PLACEHOLDERS)
-        measures.placeholders += placeholder
-        measures.empty_next += not text.strip()
-        row["next_step"] = "PLACEHOLDER" if placeholder else ("empty" if not text else "ok")
-        stated = [step for step in session.next_steps if step.seq in folded]
-        if stated:
-            measures.next_step_current.add(int(stated[-1].key in text), 1)
-    measures.rows.append(row)
+        lowered = text.lower()
+        result.violation("next_step_placeholder", cp,
+                         any(words in lowered for words in PLACEHOLDERS),
+                         "no placeholder next step", view)
+    stated = [step for step in s.steps if step.seq in folded]
+    if not stated:
+        return
+    newest = max(stated, key=lambda step: step.seq)
+    hit = any(names(text, key, ignore_case=key.startswith(("#", "issue"))) for key in newest.keys)
+    result.ratio("next_step_newest", cp, hit,
+                 f"#{newest.seq} ({newest.by}): {newest.text} — keys {list(newest.keys)}", view)
 
 
-# -- the report ---------------------------------------------------------------------------------
-
-def ratio_probe(tally: Tally, goal: float) -> dict[str, Any]:
-    measured = round(tally.hits / tally.expected, 4) if tally.expected else None
-    return {"measured": measured, "target": f">= {goal:.0%}",
-            "met": measured is not None and measured >= goal,
-            "samples": len(tally.ratios),
-            "worst_sample": round(min(tally.ratios), 4) if tally.ratios else None,
-            "hits": tally.hits, "expected": tally.expected}
-
-
-def probes(measures: Measures) -> dict[str, dict[str, Any]]:
-    fills = measures.fills
-    median_fill = round(statistics.median(fills), 4) if fills else None
-    per_100 = round(100 * measures.folds / measures.evictions, 2) if measures.evictions else None
-    current = measures.next_step_current
-    return {
-        "rules_verbatim": ratio_probe(measures.rules, 1.0),
-        "mission": ratio_probe(measures.mission, 1.0),
-        "files_before_net": ratio_probe(measures.files, 0.8),
-        "open_failures_named": ratio_probe(measures.failures, 0.9),
-        "fixed_failures_listed_open": {
-            "measured": measures.stale_errors, "target": "0", "met": measures.stale_errors == 0,
-            "samples": measures.stale_samples, "worst_sample": measures.stale_errors_max},
-        "ticket_in_flight": ratio_probe(measures.ticket, 0.9) | {
-            "found_in_work_in_progress": measures.ticket_by_wip,
-            "found_in_condense": measures.ticket_in_condense},
-        "next_step_placeholder": {
-            "measured": measures.placeholders, "target": "0", "met": measures.placeholders == 0,
-            "samples": measures.next_samples, "empty": measures.empty_next},
-        "view_over_cap": {"measured": measures.over_cap, "target": "0",
-                          "met": measures.over_cap == 0, "samples": measures.passes},
-        "view_fill": {"measured": median_fill, "target": ">= 75% (median)",
-                      "met": median_fill is not None and median_fill >= 0.75,
-                      "samples": len(fills),
-                      "min": round(min(fills), 4) if fills else None},
-        "folds_per_100_evictions": {
-            "measured": per_100, "target": "<= 20", "met": per_100 is not None and per_100 <= 20,
-            "evictions": measures.evictions, "folds": measures.folds},
-        # Reported, no target: how the view does on what the bee needs beyond the targets.
-        "info_open_failures_out_of_net_named": ratio_probe(measures.failures_out_of_net, 0.0)
-        | {"target": None, "met": None},
-        "info_next_step_names_newest_stated": ratio_probe(current, 0.0)
-        | {"target": None, "met": None},
-    }
+def check_decisions(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    s = result.session
+    lines = view.section(DECISIONS)
+    for subject in range(len(s.project.choices)):
+        made = [d for d in s.decisions if d.subject == subject and d.seq in folded]
+        if not made:
+            continue
+        newest = max(made, key=lambda d: d.seq)
+        label = s.project.choices[subject].subject[s.langue]
+        result.ratio("decision_current", cp, any(names(line, newest.choice) for line in lines),
+                     f"{label}: {newest.choice} (#{newest.seq})", view)
+        if newest.replaces is not None:
+            old = newest.replaces
+            bad = any(names(line, old) and not names(line, newest.choice)
+                      and not names_seq(line, newest.seq) and not REPLACED.search(line)
+                      for line in lines)
+            result.violation("decision_reversed_as_current", cp, bad,
+                             f"{label}: {old} replaced by {newest.choice} at #{newest.seq}",
+                             view)
 
 
-def run_language(langue: str, args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    session = generate(langue, args.seed, args.exchanges)
-    facts = {"exchanges": len(session.exchanges), "chars": session.chars(),
-             "span_hours": round(session.span_hours(), 1), "rules": len(session.rules),
-             "rule_messages": sum(map(len, session.rules.values())),
-             "tickets": len(session.tickets), "failures": len(session.failures),
-             "failures_never_fixed": sum(f.fixed_at is None for f in session.failures),
-             "next_steps_stated": len(session.next_steps),
-             "decisions": len(session.decisions)}
-    start = time.perf_counter()
-    try:
-        measures = play(session, root, QUICK_SAMPLE_EVERY if args.quick else SAMPLE_EVERY)
-    except SettingsError as error:
-        return {"session": facts, "error": str(error), "probes": {}, "samples": []}
-    return {"session": facts, "seconds": round(time.perf_counter() - start, 2),
-            "probes": probes(measures), "samples": measures.rows}
+def check_view(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    s = result.session
+    result.ratio("mission_present", cp, fold(s.mission) in view.plain, s.mission, view)
+    recent = [e for e in s.exchanges if cp - FILES_WINDOW < e.seq <= cp]
+    for path in dict.fromkeys(p for e in recent for p in e.files):
+        result.ratio("recent_files_named", cp, names(view.plain, path), path, view)
+    last = s.exchanges[cp - 1]
+    answer = last.record["answer"]
+    if answer.strip() and fold(answer) not in view.plain:
+        tail = tail_of(answer)
+        result.ratio("cut_answer_tail_kept", cp, tail in view.plain,
+                     f"the tail of #{cp} ({len(answer)} characters): {tail}", view)
 
 
-def all_met(report: dict[str, Any]) -> bool:
-    return all(not result.get("error") and all(
-        probe["met"] is not False for probe in result["probes"].values())
-        for result in report["languages"].values())
+CHECKS: tuple[Callable[[Play, int, View, set[int]], None], ...] = (
+    check_rules, check_errors, check_tickets, check_next_step, check_decisions, check_view)
 
+
+# -- the report -----------------------------------------------------------------------------
+
+def measure(probe_: Probe, tally: Tally, plays: list[Play]) -> dict[str, Any]:
+    """One probe's measure over some plays."""
+    row: dict[str, Any] = {"target": probe_.label}
+    if probe_.name == "view_over_cap":
+        count = sum(p.over_cap for p in plays)
+        passes = sum(p.passes for p in plays)
+        row |= {"measured": count, "met": count == 0 if passes else None, "passes": passes}
+    elif probe_.name == "view_fill":
+        fills = [f for p in plays for f in p.fills]
+        median = round(statistics.median(fills), 4) if fills else None
+        row |= {"measured": median, "met": None if median is None else median >= probe_.target,
+                "passes": len(fills), "min": round(min(fills), 4) if fills else None}
+    elif probe_.name == "folds_per_100_evictions":
+        evictions, folds = sum(p.evictions for p in plays), sum(p.folds for p in plays)
+        per_100 = round(100 * folds / evictions, 2) if evictions else None
+        row |= {"measured": per_100, "evictions": evictions, "folds": folds,
+                "met": None if per_100 is None else per_100 <= probe_.target}
+    elif probe_.kind == "ratio":
+        measured = round(tally.hits / tally.expected, 4) if tally.expected else None
+        row |= {"measured": measured, "hits": tally.hits, "expected": tally.expected,
+                "checkpoints": tally.checkpoints,
+                "met": None if measured is None else measured >= probe_.target - 1e-9}
+    else:
+        row |= {"measured": tally.count, "examined": tally.expected,
+                "checkpoints": tally.checkpoints,
+                "met": tally.count <= probe_.target if tally.expected else None}
+    return row
+
+
+def merged(plays: list[Play], name: str) -> Tally:
+    total = Tally()
+    for play_ in plays:
+        tally = play_.tallies[name]
+        total.hits += tally.hits
+        total.expected += tally.expected
+        total.count += tally.count
+        total.checkpoints += tally.checkpoints
+    return total
+
+
+def report_of(plays: list[Play], args: argparse.Namespace, seconds: float) -> dict[str, Any]:
+    sessions = []
+    for play_ in plays:
+        entry: dict[str, Any] = {"session": play_.session.name, "seed": play_.session.seed,
+                                 "langue": play_.session.langue,
+                                 "variant": play_.session.variant,
+                                 "facts": play_.session.facts(), "seconds": round(play_.seconds, 2)}
+        if play_.error:
+            entry["error"] = play_.error
+        entry["probes"] = {p.name: measure(p, play_.tallies[p.name], [play_]) for p in PROBES}
+        entry["checkpoints"] = play_.rows
+        sessions.append(entry)
+    ok_plays = [p for p in plays if not p.error]
+    overall = {}
+    for p in PROBES:
+        row = measure(p, merged(ok_plays, p.name), ok_plays)
+        row["sessions_not_met"] = [s["session"] for s in sessions
+                                   if s["probes"][p.name]["met"] is False]
+        examples = [e for play_ in plays for e in play_.tallies[p.name].examples]
+        row["failing_examples"] = examples[:EXAMPLES_PER_PROBE]
+        overall[p.name] = row
+    met = not any(p.error for p in plays) and all(
+        row["met"] is not False for row in overall.values())
+    return {"date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "seconds": round(seconds, 1), "seeds": args.seeds, "exchanges": args.exchanges,
+            "quick": args.quick, "met": met, "probes": overall, "sessions": sessions}
+
+
+def show(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.1%}" if value <= 1.0 else f"{value:g}"
+    return str(value)
+
+
+def met_mark(met: bool | None) -> str:
+    return "-" if met is None else ("yes" if met else "[red]NO[/]")
+
+
+def print_report(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=140)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for entry in report["sessions"]:
+        key = f"seed {entry['seed']}" + (f" · {entry['variant']}" if entry["variant"] else "")
+        groups.setdefault(key, []).append(entry)
+    for key, entries in groups.items():
+        facts = entries[0]["facts"]
+        table = Table(title=f"{key}: {facts['project']} ({facts['flavor']}, "
+                            f"{'ok/files' if facts['metadata'] else 'no ok/files'}), "
+                            f"{facts['exchanges']} exchanges, {facts['chars']:,} characters",
+                      title_justify="left")
+        table.add_column("probe")
+        for entry in entries:
+            table.add_column(entry["langue"], justify="right")
+        table.add_column("target")
+        table.add_column("met")
+        for p in PROBES:
+            cells = [show(entry["probes"][p.name]["measured"]) for entry in entries]
+            mets = [entry["probes"][p.name]["met"] for entry in entries]
+            met = None if all(m is None for m in mets) else all(m is not False for m in mets)
+            table.add_row(p.name, *cells, p.label, met_mark(met))
+        console.print(table)
+        for entry in entries:
+            if entry.get("error"):
+                console.print(f"[red]{entry['session']}: the run failed: {entry['error']}[/]")
+    table = Table(title=f"memory eval, overall: {len(report['sessions'])} sessions, "
+                        f"{report['seconds']} s", title_justify="left")
+    for column in ("probe", "measured", "target", "met", "measured over", "sessions not met"):
+        table.add_column(column)
+    for name, row in report["probes"].items():
+        over = row.get("expected", row.get("examined", row.get("passes", row.get("evictions"))))
+        table.add_row(name, show(row["measured"]), row["target"], met_mark(row["met"]),
+                      show(over), str(len(row["sessions_not_met"])))
+    console.print(table)
+    console.print("all targets met" if report["met"] else "[red]targets not met[/]")
+
+
+# -- the command -------------------------------------------------------------------------
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--exchanges", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--langue", choices=("fr", "en", "both"), default="both")
-    parser.add_argument("--out", type=Path, default=HERE / "memory.json")
+    parser.add_argument("--seeds", type=int, help=f"seeds 1..N (default {FULL_SEEDS})")
+    parser.add_argument("--exchanges", type=int,
+                        help=f"exchanges per session (default {FULL_EXCHANGES})")
     parser.add_argument("--quick", action="store_true",
-                        help=f"a sample every {QUICK_SAMPLE_EVERY} exchanges, no table per sample")
-    parser.add_argument("--keep", type=Path, help="keep the hives in this folder")
+                        help=f"{QUICK_SEEDS} seeds x {QUICK_EXCHANGES} exchanges unless given")
+    parser.add_argument("--out", type=Path, default=HERE / "memory.json")
+    parser.add_argument("--keep", type=Path, help="keep the hives (and truth.json) here")
     args = parser.parse_args()
-    languages = ("fr", "en") if args.langue == "both" else (args.langue,)
-    root = args.keep or Path(tempfile.mkdtemp(prefix="horizon-memory-"))
+    args.seeds = args.seeds or (QUICK_SEEDS if args.quick else FULL_SEEDS)
+    args.exchanges = args.exchanges or (QUICK_EXCHANGES if args.quick else FULL_EXCHANGES)
+    if args.seeds < 1 or args.exchanges < 10:
+        parser.error("--seeds must be at least 1 and --exchanges at least 10")
+    root = args.keep or Path(tempfile.mkdtemp(prefix="horizon-eval-"))
+    if args.keep:
+        root.mkdir(parents=True, exist_ok=True)
+    plan = [(seed, langue, "") for seed in range(1, args.seeds + 1) for langue in ("fr", "en")]
+    plan += [(1, langue, "net3000") for langue in ("fr", "en")]
+    start = time.perf_counter()
+    plays = []
     try:
-        results = {langue: run_language(langue, args, root) for langue in languages}
+        for seed, langue, variant in plan:
+            began = time.perf_counter()
+            session = Session(seed, langue, variant, project_for(seed), "", False, {}, [])
+            try:
+                session = generate(seed, langue, args.exchanges, variant)
+                play_ = play(session, root, args.keep is not None)
+            except Exception as error:  # reported, never a traceback
+                play_ = Play(session)
+                play_.error = (f"{type(error).__name__}: {error}\n"
+                               + "".join(traceback.format_exc(limit=-3)))
+            play_.seconds = time.perf_counter() - began
+            plays.append(play_)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    report = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "seed": args.seed,
-              "exchanges": args.exchanges, "quick": args.quick, "languages": results}
-    report["met"] = all_met(report)
-    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    print_report(report, per_sample=not args.quick)
+    report = report_of(plays, args, time.perf_counter() - start)
+    args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    print_report(report)
     return 0 if report["met"] else 1
 
 
-def print_report(report: dict[str, Any], *, per_sample: bool) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(width=150)
-    for langue, result in report["languages"].items():
-        facts = result["session"]
-        console.print(f"[bold]{langue}[/]: {facts['exchanges']} exchanges, {facts['chars']:,} "
-                      f"characters over {facts['span_hours']} h, {facts['rules']} rules given "
-                      f"{facts['rule_messages']} times, {facts['tickets']} tickets, "
-                      f"{facts['failures']} failures ({facts['failures_never_fixed']} never "
-                      "fixed)")
-        if result.get("error"):
-            console.print(f"[red]{langue}: the run failed: {result['error']}[/]")
-            continue
-        if per_sample:
-            table = Table(title=f"memory — {langue}, per sample")
-            columns = ("seq", "view", "fill", "net", "cond", "ev", "folds", "rules", "mission",
-                       "files", "open fail", "stale err", "ticket", "next step")
-            for column in columns:
-                table.add_column(column)
-            for row in result["samples"]:
-                table.add_row(str(row["seq"]), str(row["chars"]), f"{row['fill']:.0%}",
-                              str(row["net"]), str(row["condense"]), str(row["evictions"]),
-                              str(row["folds"]), row["rules"], row["mission"], row["files"],
-                              row["open_failures"], str(row["stale_errors"]), row["ticket"],
-                              row["next_step"])
-            console.print(table)
-        summary = Table(title=f"memory — {langue}: {report['exchanges']} exchanges, "
-                              f"seed {report['seed']}")
-        for column in ("probe", "measured", "target", "met", "samples", "worst / min"):
-            summary.add_column(column)
-        for name, row in result["probes"].items():
-            worst = row.get("worst_sample", row.get("min"))
-            met = "-" if row["met"] is None else ("yes" if row["met"] else "NO")
-            summary.add_row(name, str(row["measured"]), str(row["target"] or "-"), met,
-                            str(row.get("samples", row.get("evictions", ""))),
-                            "" if worst is None else str(worst))
-        console.print(summary)
-    console.print("all targets met" if report["met"] else "[red]targets not met[/]")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as error:  # never a traceback: say what went wrong, exit 1
+        print(f"memory eval: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(1)
