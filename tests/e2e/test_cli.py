@@ -157,10 +157,10 @@ def test_render_json_has_the_fields_of_the_spec(tmp_path: Path, run: Run) -> Non
     assert all(isinstance(body, str) for body in summary["recit"].values())
     assert summary["condense"]
     for item in summary["condense"]:
-        assert set(item) == {"seq", "ts", "type", "tool", "source", "chars"}
+        assert set(item) == {"seq", "ts", "type", "tool", "source", "chars", "phare"}
         assert item["source"] == "troncature"
     for item in summary["net"]:
-        assert set(item) == {"seq", "ts", "type", "tool", "chars"}
+        assert set(item) == {"seq", "ts", "type", "tool", "chars", "phare"}
     assert [item["seq"] for item in summary["net"]][-1] == 12
     assert summary["net"][-1]["ts"] == iso(NOW - HOUR + 720)
     assert summary["net"][-1]["type"] == "task"
@@ -248,7 +248,7 @@ def test_rebuild_writes_handoff_and_state(tmp_path: Path, run: Run) -> None:
     text = handoff(hive)
     assert text.startswith(f"<!-- horizon format=1 bee={BEE} mode=horizon up_to=4 ")
     state = json.loads((hive / "horizon" / BEE / "state.json").read_text(encoding="utf-8"))
-    assert state["format"] == 6
+    assert state["format"] == 7
     assert state["bee"] == BEE
     assert state["checkpoint"]["seq"] == 4
     journal = hive / "window" / f"{BEE}-messages.jsonl"
@@ -303,6 +303,20 @@ def test_status_without_a_daemon_exits_1_and_still_reports(tmp_path: Path, run: 
     assert bee["rejections"] == {"not_object": 1} and bee["last_rejected"] == [4]
     assert bee["zones"]["net"]["budget"] == 12000
     assert bee["zones"]["net"]["before"] == bee["zones"]["net"]["after"] > 0
+
+
+def test_a_wrongly_typed_ok_or_files_is_ignored_and_counted(tmp_path: Path, run: Run) -> None:
+    """`ok` and `files` came later than the other fields: a line with one of the wrong
+    type is accepted as it always was, and status counts it."""
+    lines = [entry("pytest", "1 failed", kind="tool", tool="Bash", ok="no"),
+             entry("edit", "done", files=["a.py", 3]), entry("ls", "a.py", ok=None),
+             entry("make", "ok", kind="tool", tool="Bash", ok=True, files=["src/a.py"])]
+    hive = make_hive(tmp_path, lines, bee_toml=HORIZON_ON)
+    ok(run("rebuild", hive, BEE, "--now", NOW_ARG))
+    report = json.loads(run("status", hive, "--json").stdout)
+    [bee] = report["hives"][0]["bees"]
+    assert (bee["entries"], bee["rejected"], bee["bad_field"]) == (4, 0, 3)
+    assert "3 entries with a wrongly typed ok or files (ignored)" in run("status", hive).stdout
 
 
 def test_status_of_a_hive_never_rendered(tmp_path: Path, run: Run) -> None:

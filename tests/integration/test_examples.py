@@ -748,25 +748,28 @@ def test_rebuilding_at_an_earlier_now_records_no_clock_skew(tmp_path: Path) -> N
 
 
 def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
-    """Format 5 kept each quote's seqs as an object; format 6 as an array. A format-5
-    state is read as no state: the engine rebuilds, and says so."""
-    lines = [entry(f"q{n}", "a" * 400, kind="conversation") for n in range(150)]
+    """Format 6 kept the récit's facts as windows of the last folded entries; format 7
+    keeps per-key records and the entries' `ok` and `files`. A format-6 state is read as
+    no state: the engine rebuilds, and says so."""
+    lines = [entry(f"q{n} src/mod{n % 7}.py", "a" * 400, kind="conversation")
+             for n in range(150)]
     hive = make_hive(tmp_path, lines, bee_toml=HORIZON_ON)
     current = engine_pass(hive)
     path = hive / "horizon" / BEE / "state.json"
     previous = json.loads(path.read_bytes())
-    heard = previous["zones"]["recit"]["heard"]
-    assert heard, "the operator's words were folded: their seqs are remembered"
-    previous["format"] = 5
-    previous["zones"]["recit"]["heard"] = {
-        key: {"count": count, "first": first, "newest": newest}
-        for key, (count, first, newest) in heard.items()}
+    assert previous["zones"]["recit"]["facts"]["files"], "the files worked on are recorded"
+    previous["format"] = 6
+    previous["zones"]["recit"]["facts"] = {
+        "files": [{"seq": seq, "index": index, "text": name, "key": name, "paths": []}
+                  for index, (name, seq) in enumerate(
+                      previous["zones"]["recit"]["facts"]["files"].items(), 1)],
+        "errors": [], "decisions": [], "tickets": [], "tasks": [], "next": None}
     path.write_text(json.dumps(previous), encoding="utf-8")
 
     assert load_state(hive, BEE) is None
     again = engine_pass(hive)
     assert again.rebuilt
-    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 6
+    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 7
     assert msgspec.to_builtins(again.state) == msgspec.to_builtins(current.state)
 
 

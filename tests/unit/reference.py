@@ -14,34 +14,37 @@ import hashlib
 
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
 from horizon.core.entries import Entry, Rejection
+from horizon.core.facts import sections_of, signals_of
 from horizon.core.labels import Labels
 from horizon.core.recit import (
-    DECISIONS,
-    ERRORS,
-    FILES,
     FREE_SECTIONS,
-    NEXT,
-    WORK,
-    Fact,
-    Facts,
     Heard,
     Line,
     Quote,
     Recit,
     quote_key,
-    quote_size,
+    quote_lines,
     render_recit,
 )
-from horizon.core.settings import HorizonSettings
-from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
-from horizon.core.truncation import (
-    ERRORS_WINDOW,
-    WINDOW,
-    is_passing_word,
-    is_question,
-    signals_of,
-    ticket_ids,
+from horizon.core.records import (
+    DECISIONS_KEPT,
+    FILES_KEPT,
+    RECORD_SPAN,
+    Decision,
+    Facts,
+    Failure,
+    Stated,
+    Ticket,
 )
+from horizon.core.settings import HorizonSettings
+from horizon.core.statements import (
+    CLOSES,
+    OPENS,
+    dropped_words,
+    is_passing_word,
+    subject_words,
+)
+from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
 from horizon.core.turns import append_turns
 from horizon.core.zones import Zones, is_lighthouse
 
@@ -67,12 +70,14 @@ def _size(recit: Recit, mission: str | None, labels: Labels) -> int:
     return len(render_recit(recit, mission, labels))
 
 
-def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labels
-                    ) -> tuple[Recit, str | None]:
+def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labels,
+                    quote_room: int = 0) -> tuple[Recit, str | None]:
     """ADR 0008's order, measuring the rendered text at every step: the Mission (cut only
-    when the headings and it alone are over); each section's newest line cut to 100
-    characters, newest sections first; quotes newest first, whole, up to the first that
-    does not fit; then lines whole, newest first, each one that fits."""
+    when the headings and it alone are over); each section's newest line (its first) cut
+    to 100 characters, newest sections first; the standing quotes newest first, whole, up
+    to the first that does not fit in the budget and the quotes' extra room; then lines
+    whole, newest first and a section in turn, each one that fits in the budget; then the
+    passing quotes as the standing ones."""
     if _size(recit, mission, labels) <= budget:
         return recit, mission
     empty = Recit()
@@ -85,150 +90,139 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
 
     def shown() -> Recit:
         return Recit({name: tuple(lines[i] for i in sorted(lines))
-                      for name, lines in chosen.items() if lines}, tuple(reversed(quotes)))
+                      for name, lines in chosen.items() if lines},
+                     tuple(sorted(quotes, key=recit.paroles.index)))
 
-    def fits() -> bool:
-        return _size(shown(), mission, labels) <= budget
+    def fits(room: int = 0) -> bool:
+        return _size(shown(), mission, labels) <= budget + room
 
-    newest = [(recit.lines_of(name)[-1], name) for name in FREE_SECTIONS
+    def take_quotes(passing: bool) -> None:
+        for quote in reversed([quote for quote in recit.paroles if quote.passing == passing]):
+            quotes.append(quote)
+            if not fits(quote_room):
+                quotes.pop()
+                return
+
+    newest = [(recit.lines_of(name)[0], name) for name in FREE_SECTIONS
               if recit.lines_of(name)]
     for line, name in sorted(newest, key=lambda pair: -pair[0].seq):
-        index = len(recit.lines_of(name)) - 1
-        chosen[name][index] = Line(line.seq, cut(flatten(line.text), 100))
+        chosen[name][0] = Line(line.seq, cut(flatten(line.text), 100))
         if not fits():
-            del chosen[name][index]
-    for quote in reversed(recit.paroles):
-        quotes.append(quote)
-        if not fits():
-            quotes.pop()
-            break
-    everything = [(line.seq, -FREE_SECTIONS.index(name), index, name)
-                  for name in FREE_SECTIONS for index, line in enumerate(recit.lines_of(name))]
-    for _, _, index, name in sorted(everything, reverse=True):
-        before = chosen[name].get(index)
-        chosen[name][index] = recit.lines_of(name)[index]
-        if not fits():
-            if before is None:
-                del chosen[name][index]
-            else:
-                chosen[name][index] = before
+            del chosen[name][0]
+    take_quotes(passing=False)
+    order = ("Erreurs", "Travail en cours", "Décisions", "Prochaine étape", "Fichiers")
+    rounds = max((len(recit.lines_of(name)) for name in order), default=0)
+    for index in range(rounds):
+        for name in order:
+            if index >= len(recit.lines_of(name)):
+                continue
+            before = chosen[name].get(index)
+            chosen[name][index] = recit.lines_of(name)[index]
+            if not fits():
+                if before is None:
+                    del chosen[name][index]
+                else:
+                    chosen[name][index] = before
+    take_quotes(passing=True)
     bounded = shown()
     return (Recit(bounded.sections, bounded.paroles, recit.heard, recit.facts, recit.folded),
             mission)
 
 
-def _label(item: Item) -> str:
-    return f"#{item.seq} {flatten(item.tool or item.type)}"
-
-
-def _gist(item: Item) -> str:
-    return flatten(item.question) or flatten(item.answer)
-
-
-def _fixes(later: Item, said: Signals, failed: Item, paths: tuple[str, ...]) -> bool:
-    """A success after a failure fixes it: the same tool on one of its paths (a failure
-    naming no path: the same tool; one from no tool: any success on its path)."""
-    if said.failure is not None:
+def _resolves(success: Signals, failure: Failure, path: str | None) -> bool:
+    """Whether a successful call resolves a failure's record (of a failing test path when
+    `path` is given): the same command run again; for a test run's failure, a whole-suite
+    run, or for a test path, a test run covering it."""
+    if success.command is None or success.failure is not None:
         return False
-    shared = bool(set(paths) & set(said.paths))
-    if not failed.tool:
-        return shared
-    return later.tool == failed.tool and (shared or not paths)
+    if path is None:
+        return success.command == failure.command or (failure.test and success.whole_suite)
+    return success.tests is not None and (
+        success.whole_suite or success.command == failure.command
+        or any(path == ran or path.startswith(ran + "/") for ran in success.tests))
 
 
-def reference_facts(folded: list[Item], ligne_max: int) -> Facts:
-    """ADR 0008's facts read off the whole folded history at once (each entry's signals
-    were read from its whole text when it left net)."""
-    count = len(folded)
-    window = range(max(0, count - WINDOW), count)
+def reference_facts(folded: list[Item]) -> Facts:
+    """The records read off the whole folded history (in fold order) at once, within
+    RECORD_SPAN seqs of the newest folded: each file at its newest mention; for each
+    command and failing test path, its newest failure that no success folded after it
+    (and newer) resolves; each ticket's newest opening and closing; every decision; the
+    newest task and step."""
+    newest = max((item.seq for item in folded), default=0)
+    cutoff = newest - RECORD_SPAN
     signals = [item.signals or signals_of(item) for item in folded]
-    files: dict[str, Fact] = {}
-    for index in window:
-        for path in signals[index].paths:
-            files.pop(path, None)
-            files[path] = Fact(folded[index].seq, index + 1, path, path)
-    errors = []
-    for index in range(max(0, count - ERRORS_WINDOW), count):
-        item, failed, paths = folded[index], signals[index].failure, signals[index].paths
-        if failed is None:
+    pairs = [(item, said) for item, said in zip(folded, signals, strict=True)
+             if item.seq > cutoff]
+    files: dict[str, int] = {}
+    failures: dict[str, Failure] = {}
+    tests: dict[str, Failure] = {}
+    tickets: dict[str, Ticket] = {}
+    decisions = []
+    task = step = None
+    for index, (item, said) in enumerate(pairs):
+        for path in said.paths:
+            files[path] = max(files.get(path, 0), item.seq)
+        after = [later for other, later in pairs[index + 1:] if other.seq > item.seq]
+        if said.command is not None and said.failure is not None:
+            failure = Failure(item.seq, said.command, said.failure, said.tests is not None)
+            keys = said.failed_tests or said.tests or ()
+            for path in keys:
+                if (not any(_resolves(later, failure, path) for later in after)
+                        and (path not in tests or tests[path].seq < item.seq)):
+                    tests[path] = failure
+            if (not keys and not any(_resolves(later, failure, None) for later in after)
+                    and (said.command not in failures
+                         or failures[said.command].seq < item.seq)):
+                failures[said.command] = failure
+        for name, state, sentence in said.tickets:
+            ticket = tickets.get(name, Ticket(0, 0, 0, ""))
+            opened, closed, text = ticket.opened, ticket.closed, ticket.said
+            if state == OPENS and item.seq > opened:
+                opened, text = item.seq, sentence
+            if state == CLOSES:
+                closed = max(closed, item.seq)
+            tickets[name] = Ticket(opened, closed, max(ticket.worked, item.seq), text)
+        decisions += [Decision(item.seq, text, subject_words(about), dropped_words(about))
+                      for text, about in said.decisions]
+        if said.task is not None and (task is None or task.seq < item.seq):
+            task = Stated(item.seq, said.task)
+        if said.step is not None and (step is None or step.seq < item.seq):
+            step = Stated(item.seq, said.step, said.step_asker)
+    decisions.sort(key=lambda decision: (decision.seq, decision.text))
+    return Facts(newest, dict(sorted(files.items(), key=lambda pair: (pair[1], pair[0]))
+                              [-FILES_KEPT:]),
+                 failures, tests, tickets, tuple(decisions[-DECISIONS_KEPT:]), task, step)
+
+
+def reference_quotes(folded: list[Item], keep: int) -> tuple[tuple[Quote, ...],
+                                                             dict[str, Heard]]:
+    """The operator's words of the folded lighthouses, each text once at its newest seq
+    with its seqs, arriving one at a time; while they are over `keep` characters (as
+    rendered), the oldest passing quote leaves, else the oldest."""
+    held: list[Quote] = []
+    heard: dict[str, list[int]] = {}
+    for item in folded:
+        if not (item.lighthouse and item.question.strip()):
             continue
-
-        if not any(_fixes(folded[later], signals[later], item, paths)
-                   for later in range(index + 1, count)):
-            where = f" {', '.join(paths[:2])}" if paths else ""
-            errors.append(Fact(item.seq, index + 1, cut(
-                f"{_label(item)}{where} : {flatten(failed)}", min(ligne_max, 160)),
-                item.tool or "", paths))
-    decisions = [Fact(item.seq, index + 1, cut(f"#{item.seq} {flatten(item.question)} → "
-                                               f"{flatten(item.answer)}", ligne_max))
-                 for index in window if (item := folded[index]).type == "conversation"
-                 and item.question.strip() and not is_question(item.question)]
-    last_mention: dict[str, int] = {}
-    for index in range(count):
-        for name in signals[index].tickets:
-            last_mention.pop(name, None)
-            last_mention[name] = index
-    tickets = [Fact(folded[index].seq, index + 1,
-                    cut(f"{name} : {_gist(folded[index])} (#{folded[index].seq})", ligne_max),
-                    name)
-               for name, index in last_mention.items()
-               if index in window and not signals[index].closes]
-    tasks = [Fact(item.seq, index + 1, cut(f"{_label(item)} : {_gist(item)}", ligne_max))
-             for index, item in enumerate(folded)
-             if not item.tool and item.type != "tool" and _gist(item)][-2:]
-    tasks = [fact for fact in tasks if fact.index - 1 in window]
-    next_step = None
-    for index, item in enumerate(folded):
-        if signals[index].next_step is not None:
-            next_step = Fact(item.seq, index + 1,
-                             cut(f"#{item.seq} {signals[index].next_step}", ligne_max))
-        elif (item.type == "conversation" and item.lighthouse and item.question.strip()
-              and not is_question(item.question) and ticket_ids(item.question)):
-            next_step = Fact(item.seq, index + 1, cut(
-                f"#{item.seq} {item.sender or 'apicultrice'} : {flatten(item.question)}",
-                ligne_max))
-    return Facts(tuple(files.values()), tuple(errors), tuple(decisions), tuple(tickets),
-                 tuple(tasks), next_step)
+        words = " ".join(clean(item.question).split())
+        seqs = sorted({*heard.pop(words, []), item.seq})
+        heard[words] = seqs
+        held = [quote for quote in held if " ".join(clean(quote.text).split()) != words]
+        held.append(Quote(seqs[-1], item.question, (seqs[0], *seqs[1:][-5:]), len(seqs),
+                          is_passing_word(item.question)))
+        while sum(len(line) + 1 for quote in held for line in quote_lines(quote)) > keep:
+            held.remove(min(held, key=lambda quote: (not quote.passing, quote.seq)))
+    return (tuple(sorted(held, key=lambda quote: quote.seq)),
+            {quote_key(words): Heard(len(seqs), seqs[0], tuple(seqs[1:])[-5:])
+             for words, seqs in heard.items()})
 
 
-def reference_recit(folded: list[Item], ligne_max: int, budget_recit: int) -> Recit:
+def reference_recit(folded: list[Item], settings: HorizonSettings) -> Recit:
     """The récit of a folded history: a function of the entries and their order."""
-    facts = reference_facts(folded, ligne_max)
-    work = [*facts.tasks, *facts.tickets[-3:]]
-    sections = {
-        DECISIONS: tuple(Line(f.seq, f.text) for f in facts.decisions),
-        FILES: tuple(Line(f.seq, f"{f.text} (#{f.seq})") for f in facts.files),
-        ERRORS: (*(Line(f.seq, f.text) for f in facts.errors), *(
-            [Line(facts.errors[-1].seq, "; ".join(
-                f"{tool} " + " ".join(f"#{f.seq}" for f in facts.errors if (f.key or "-") == tool)
-                for tool in dict.fromkeys(f.key or "-" for f in facts.errors)))]
-            if len(facts.errors) > 1 else [])),
-        WORK: tuple(Line(f.seq, f.text) for f in work),
-        NEXT: (Line(facts.next.seq, facts.next.text),) if facts.next else (),
-    }
-    said = [item for item in folded if item.lighthouse and item.question.strip()]
-    by_words: dict[str, list[Item]] = {}
-    for item in said:
-        by_words.setdefault(" ".join(clean(item.question).split()), []).append(item)
-    heard = {}
-    quotes = []
-    for items in by_words.values():
-        seqs = [item.seq for item in items]
-        key = quote_key(items[-1].question)
-        heard[key] = Heard(len(seqs), seqs[0], tuple(seqs[1:])[-5:])
-        quotes.append(Quote(seqs[-1], items[-1].question, (seqs[0], *tuple(seqs[1:])[-5:]),
-                            len(seqs), is_passing_word(items[-1].question)))
-    quotes.sort(key=lambda quote: quote.seq)  # each at its newest saying
-    kept = []
-    for passing in (False, True):  # each kind keeps its newest within the budget
-        kind = [quote for quote in quotes if quote.passing == passing]
-        taken: list[Quote] = []
-        while kind and sum(quote_size(q) for q in [kind[-1], *taken]) <= budget_recit:
-            taken.insert(0, kind.pop())
-        kept += taken
-    kept.sort(key=lambda quote: quote.seq)
-    return Recit({name: lines for name, lines in sections.items() if lines}, tuple(kept),
-                 heard, facts, len(folded))
+    facts = reference_facts(folded)
+    paroles, heard = reference_quotes(folded, settings.budget_recit + settings.budget_condense)
+    return Recit(sections_of(facts, settings.labels, settings.ligne_max), paroles, heard,
+                 facts, len(folded))
 
 
 class Reference:
@@ -259,6 +253,7 @@ class Reference:
             return
         zones.accepted += 1
         zones.at = record.instant
+        zones.bad_fields += record.bad_field
         lighthouse = is_lighthouse(record, self.settings)
         if lighthouse and zones.first_lighthouse is None and record.question.strip():
             zones.first_lighthouse = flatten(record.question)
@@ -268,7 +263,7 @@ class Reference:
         item = Item(seq=record.seq, instant=record.instant, type=record.type,
                     question=record.question, answer=record.answer, lighthouse=lighthouse,
                     sender=record.sender, tool=record.tool, writer_id=record.writer_id,
-                    content=reference_hash(record))
+                    content=reference_hash(record), ok=record.ok, files=record.files)
         item.chars = len(net_block(item, self.labels))
         zones.net.append(item)
         zones.net_chars += item.chars
@@ -351,5 +346,5 @@ class Reference:
             if len(self.owed) > 32:  # the models are too far behind: the queue is dropped
                 self.owed, self.chain = [], None
         self.folded += folding
-        zones.recit = reference_recit(self.folded, settings.ligne_max, settings.budget_recit)
+        zones.recit = reference_recit(self.folded, settings)
         zones.recit_level = "troncature"

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from horizon.core.deferred import QUOTES_HELD, Deferred
 from horizon.core.entries import Entry
 from horizon.core.ingest import apply
+from horizon.core.records import RECORD_SPAN
 from horizon.core.settings import HorizonSettings
-from horizon.core.truncation import ERRORS_WINDOW, Truncation
+from horizon.core.truncation import Truncation
 from horizon.core.zones import Context, Zones, settle, sweep
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
@@ -55,16 +56,23 @@ def test_settling_at_the_end_gives_the_zones_of_every_step(entries: list[Entry],
     _both(entries, horizon, mission, chunks, hours)
 
 
-# What the récit's rules read: failures and their fixes, paths, tickets opened and closed,
-# the operator's requests and questions, repeated words; and, as often as `steps` says,
-# a next step (stated by the bee, or a ticket the operator asks for).
-_QUESTIONS = ["lance les tests de src/a.py", "ouvre docs/b.md", "corrige lib/c.rs",
-              "Tu as fini ?", "Garde les journaux", "relis src/a.py", "ABC-12 est fermé ?"]
-_ANSWERS = ["3 passed", "Error: src/a.py failed\nexit code 1", "ok", "FAILED lib/c.rs",
+# What the récit's rules read: commands that fail and are run again, whole-suite runs,
+# read-only calls, tickets opened, parked, closed and not closed, decisions and their
+# reversal, the operator's requests and questions, repeated words; and, as often as
+# `steps` says, a next step (stated by the bee, or asked for by the operator).
+_QUESTIONS = ["pytest tests/test_a.py", "pytest -q", "make docs", "git diff src/a.py",
+              "cat docs/b.md", "Tu as fini ?", "Garde les journaux", "relis src/a.py",
+              "ABC-12 est fermé ?", "WX-230 : la rafale est fausse", "grep -rn WX-230 src"]
+_ANSWERS = ["3 passed", "Error: src/a.py failed\nexit code 1", "ok", "== 1 failed ==",
             "fixed ABC-12", "traceback in src/a.py", "rien à signaler " * 20,
-            "done, ticket 42 closed", "ticket 42 : la page est en cours"]
-_NEXT_QUESTIONS = ["Nouveau ticket pour toi, #5385 : le cache", "ticket 42 : la page"]
-_NEXT_ANSWERS = ["Next step: relire docs/b.md", "Prochaine étape : publier"]
+            "done, ticket 42 closed", "ticket 42 : la page est en cours",
+            "WX-230 is not fixed yet.", "Decision: we keep SQLite for the cache.",
+            "Change of plan: the cache moves to Redis instead of SQLite.",
+            "FAILED tests/test_a.py::test_x - AssertionError\n== 1 failed in 0.1s =="]
+_NEXT_QUESTIONS = ["Nouveau ticket pour toi, #5385 : le cache", "ticket 42 : la page",
+                   "Please port the gust parser next."]
+_NEXT_ANSWERS = ["Next step: relire docs/b.md", "Prochaine étape : publier",
+                 "Now let me rerun the suite.", "Je vais maintenant corriger src/a.py."]
 
 
 def _long_history(seed: int, count: int, steps: float) -> list[Entry]:
@@ -79,9 +87,11 @@ def _long_history(seed: int, count: int, steps: float) -> list[Entry]:
             seq=seq, instant=instant, type=kind,
             question=rng.choice(_NEXT_QUESTIONS if stepping else _QUESTIONS),
             answer=rng.choice(_NEXT_ANSWERS if stepping else _ANSWERS),
-            tool=rng.choice(["bash", "read_file"]) if kind == "tool" else None,
+            tool=rng.choice(["bash", "Read", "Edit"]) if kind == "tool" else None,
             sender=rng.choice([None, "apicultrice", "reine"]) if kind == "conversation"
-            else None, phare=rng.random() < 0.3))
+            else None, phare=rng.random() < 0.3,
+            ok=rng.choice([None, True, False]) if kind == "tool" else None,
+            files=rng.choice([None, ("src/a.py",), ("a.py", "docs/b.md")])))
     return entries
 
 
@@ -89,19 +99,19 @@ def _long_history(seed: int, count: int, steps: float) -> list[Entry]:
 @settings(max_examples=16, deadline=None,
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(st.integers(0, 10**6), horizon_settings(),
-       st.lists(st.integers(1, 2 * ERRORS_WINDOW), max_size=3), st.sampled_from([0.0, 30.0]),
+       st.lists(st.integers(1, RECORD_SPAN), max_size=3), st.sampled_from([0.0, 30.0]),
        st.sampled_from([0.0, 0.001, 0.01, 0.2]))
 def test_a_backlog_past_the_window_folds_into_the_same_recit(seed: int,
                                                             horizon: HorizonSettings,
                                                             chunks: list[int], hours: float,
                                                             steps: float) -> None:
-    """Long enough that a pass folds more than the window, and that the lighthouses' words
-    are merged in several goes; next steps rare enough that the newest can be older than
-    the window."""
+    """Long enough that a pass folds more than the records' span, and that the
+    lighthouses' words are merged in several goes; next steps rare enough that the newest
+    can be older than the span."""
     horizon = msgspec.structs.replace(horizon, budget_net=1000, budget_condense=600)
-    entries = _long_history(seed, 3 * ERRORS_WINDOW + 2 * QUOTES_HELD, steps)
+    entries = _long_history(seed, RECORD_SPAN + 2 * QUOTES_HELD + 200, steps)
     eager, _ = _both(entries, horizon, None, chunks, hours)
-    assert eager.recit.folded > ERRORS_WINDOW
+    assert eager.recit.folded > RECORD_SPAN
 
 
 def test_settling_twice_owes_nothing_the_second_time() -> None:

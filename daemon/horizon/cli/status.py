@@ -158,7 +158,7 @@ def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     report.update(
         derived=True, entries=zones.accepted, rejected=zones.rejected, up_to=zones.up_to,
         rejections=dict(zones.rejections), last_rejected=zones.last_rejected,
-        mismatched_flags=state.mismatched_flags,
+        bad_field=zones.bad_fields, mismatched_flags=state.mismatched_flags,
     )
     report.setdefault("summarizer", {}).update(
         recit=zones.recit_level,
@@ -378,6 +378,10 @@ def bee_notes(bee: dict[str, Any]) -> list[str]:
         notes.append("settings rejected")
     if bee.get("last_rejected"):
         notes.append("last rejected: " + ", ".join(f"#{seq}" for seq in bee["last_rejected"]))
+    if bee.get("bad_field"):
+        count = bee["bad_field"]
+        notes.append(f"{count} {'entry' if count == 1 else 'entries'} with a wrongly typed "
+                     "ok or files (ignored)")
     if bee.get("mismatched_flags"):
         notes.append("flags no longer matching: " +
                      ", ".join(f"#{seq}" for seq in bee["mismatched_flags"]))

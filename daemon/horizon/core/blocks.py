@@ -19,15 +19,21 @@ FORMAT = 1
 _RESERVED_SEQ = 10**12 - 1
 
 
-class Signals(msgspec.Struct, frozen=True):
+class Signals(msgspec.Struct, frozen=True, omit_defaults=True):
     """What the récit's rules read in an exchange, taken from its whole text when it
-    leaves net (condensé then holds only the head of its answer)."""
+    leaves net (condensé then holds only the head of its answer): `facts.signals_of`."""
 
-    failure: str | None = None  # the line where it reports a failure
-    paths: tuple[str, ...] = ()  # the files it works on
-    tickets: tuple[str, ...] = ()
-    closes: bool = False  # it says its tickets are done
-    next_step: str | None = None  # the bee's own stated next step
+    paths: tuple[str, ...] = ()  # the files it read or changed
+    command: str | None = None  # a call that did more than read: what names it
+    tests: tuple[str, ...] | None = None  # a test run: the test paths it names
+    whole_suite: bool = False  # a test run naming no path and no filter
+    failure: str | None = None  # the call failed: the line that says so
+    failed_tests: tuple[str, ...] = ()  # the test files its output says failed
+    tickets: tuple[tuple[str, int, str], ...] = ()  # name, statements.OPENS..., sentence
+    step: str | None = None  # the next step it states, or asks for
+    step_asker: str | None = None  # who asked for it (an operator's request)
+    decisions: tuple[tuple[str, str], ...] = ()  # what the bee settles, and what about
+    task: str | None = None  # the task it gives, with no ticket
 
 
 class Item(msgspec.Struct):
@@ -47,6 +53,8 @@ class Item(msgspec.Struct):
     content: str = ""  # a hash of the exchange as written: the model cache's key
     whole: bool = False  # in condensé: the answer needed no condensing
     signals: Signals | None = None  # set when it leaves net
+    ok: bool | None = None  # the runtime's word on a tool call: it succeeded, or not
+    files: tuple[str, ...] | None = None  # the runtime's list of what it read or changed
 
 
 def header(bee: str, mode: str, up_to: int, at: float) -> str:

@@ -7,10 +7,11 @@ import math
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 import msgspec
 
+FILES_KEPT = 32  # of an entry's `files`, the ones used
 LATEST = 253402300799.0  # 9999-12-31T23:59:59Z: the last instant a view can print
 INSTANT_CHARS = 20  # len(format_instant(t)) for every t in [0, LATEST]
 
@@ -36,6 +37,9 @@ class _WireEntry(msgspec.Struct):
     tool: str | msgspec.UnsetType = msgspec.UNSET
     id: str | int | msgspec.UnsetType = msgspec.UNSET
     phare: bool | msgspec.UnsetType = msgspec.UNSET
+    # Added later: a wrong type is ignored and counted, not the line rejected.
+    ok: Any = msgspec.UNSET
+    files: Any = msgspec.UNSET
 
 
 class Entry(msgspec.Struct, frozen=True, kw_only=True,
@@ -55,6 +59,9 @@ class Entry(msgspec.Struct, frozen=True, kw_only=True,
     tool: str | None = None
     writer_id: str | None = None
     phare: bool = False
+    ok: bool | None = None
+    files: tuple[str, ...] | None = None
+    bad_field: bool = False  # `ok` or `files` was there with the wrong type: ignored
 
 
 class _Decoded(Entry, frozen=True, kw_only=True,
@@ -66,6 +73,8 @@ class _Decoded(Entry, frozen=True, kw_only=True,
     sender: str = None  # type: ignore[assignment]
     tool: str = None  # type: ignore[assignment]
     writer_id: str = None  # type: ignore[assignment]
+    ok: bool = None  # type: ignore[assignment]
+    files: tuple[str, ...] = None  # type: ignore[assignment]
 
 
 class Rejection(msgspec.Struct, frozen=True):
@@ -137,6 +146,8 @@ def decode_line(seq: int, raw: bytes) -> Entry | Rejection:
     else:
         if 0.0 <= entry.instant <= 1e11:  # else milliseconds, or out of range
             msgspec.structs.force_setattr(entry, "seq", seq)
+            if entry.files is not None and len(entry.files) > FILES_KEPT:
+                msgspec.structs.force_setattr(entry, "files", entry.files[:FILES_KEPT])
             return entry
     return _decode_wire(seq, raw)
 
@@ -165,6 +176,8 @@ def decode_block(first_seq: int, block: bytes, lines: int, latest: float
         if not 0.0 <= entry.instant <= latest:
             return None
         msgspec.structs.force_setattr(entry, "seq", seq)
+        if entry.files is not None and len(entry.files) > FILES_KEPT:
+            msgspec.structs.force_setattr(entry, "files", entry.files[:FILES_KEPT])
         seq += 1
     return entries
 
@@ -182,13 +195,24 @@ def _decode_wire(seq: int, raw: bytes) -> Entry | Rejection:
     if instant is None:
         return Rejection(seq, RejectReason.BAD_TS, "ts is not RFC 3339 with offset nor epoch")
     sender, tool, writer_id = wire.from_, wire.tool, wire.id
+    ok = wire.ok if type(wire.ok) is bool else None
+    files = _files(wire.files)
     return _decoded(
         seq=seq, instant=instant, type=wire.type, question=wire.question,
         answer=wire.answer, sender=None if sender is msgspec.UNSET else sender,
         tool=None if tool is msgspec.UNSET else tool,
         writer_id=None if writer_id is msgspec.UNSET else str(writer_id),
-        phare=wire.phare is True,
+        phare=wire.phare is True, ok=ok, files=files,
+        bad_field=(ok is None and wire.ok is not msgspec.UNSET)
+        or (files is None and wire.files is not msgspec.UNSET),
     )
+
+
+def _files(value: Any) -> tuple[str, ...] | None:
+    """`files` when it is a list of strings (its first FILES_KEPT), else None."""
+    if type(value) is not list or not all(type(path) is str for path in value):
+        return None
+    return tuple(value[:FILES_KEPT])
 
 
 def too_long(seq: int, size: int) -> Rejection:

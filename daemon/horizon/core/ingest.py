@@ -91,6 +91,8 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
     net = zones.net
     printable: set[int] = set()  # seqs of the run's printable answers, looked at once
     for entry in entries:
+        if entry.bad_field:
+            zones.bad_fields += 1
         lighthouse = is_lighthouse(entry, settings)
         note_lighthouse(zones, entry, lighthouse)
         item = new_item(entry, lighthouse)

@@ -34,12 +34,13 @@ class Labels:
     section_titles: tuple[str, ...]  # in the order of SECTIONS
     mission_prefix: str  # the handoff mode's mission line
     notice_template: str  # {bee}: the bee's name
-    answer_pointer: str  # {seq}: where a cut answer is whole
-    question_pointer: str
+    question_pointer: str  # {seq}: where a cut question is whole
     # Recall (`show`): an entry read from a character on, past its end, or cut.
     from_offset: str  # {offset}
     past_end: str  # {total}
     read_on: str  # {left}: characters left; {how}: the command or call that reads on
+    colon: str  # between a name and what it says, in the language's typography
+    cut_marker: str  # {seq}, {left}: where the middle of a long answer was left out
 
     def title(self, section: str) -> str:
         return self.section_titles[SECTIONS.index(section)]
@@ -62,11 +63,12 @@ FRENCH = Labels(
     notice_template=(
         "[horizon : le passé plus ancien est condensé ci-dessus ; l'historique intégral vit "
         "au journal window/{bee}-messages.jsonl et window/archive/]"),
-    answer_pointer="[… réponse coupée ici : l'intégrale est au journal, #{seq}]",
     question_pointer="[… question coupée ici : l'intégrale est au journal, #{seq}]",
     from_offset="[… suite, à partir du caractère {offset}]",
     past_end="[rien au-delà : l'entrée a {total} caractères]",
     read_on="[… encore {left} caractères : {how}]",
+    colon=" :",
+    cut_marker="[… {left} caractères coupés ici : l'intégrale est au journal, #{seq}]",
 )
 
 ENGLISH = Labels(
@@ -84,11 +86,12 @@ ENGLISH = Labels(
     notice_template=(
         "[horizon: older past is condensed above; the full history lives in the journal "
         "window/{bee}-messages.jsonl and window/archive/]"),
-    answer_pointer="[… answer cut here: the whole is in the journal, #{seq}]",
     question_pointer="[… question cut here: the whole is in the journal, #{seq}]",
     from_offset="[… continued from character {offset}]",
     past_end="[nothing past this: the entry has {total} characters]",
     read_on="[… {left} more characters: {how}]",
+    colon=":",
+    cut_marker="[… {left} characters cut here: the whole is in the journal, #{seq}]",
 )
 
 LANGUAGES = {labels.language: labels for labels in (FRENCH, ENGLISH)}

@@ -3,7 +3,8 @@ budget bound (pure). The rules are ADR 0008's.
 
 What a fold keeps is the material; what the view shows of it is chosen at rendering,
 within `budget_recit`: the Mission first, then the newest line of each free section, then
-the operator's words, then the rest of the free sections, newest first.
+the operator's words (which may also take the room of ordinary condensed entries), then
+the rest of the free sections, newest first.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from horizon.core.labels import (
     WORK,
     Labels,
 )
+from horizon.core.records import Facts
 from horizon.core.text import ELLIPSIS, cut, flatten, quoted_lines
 
 __all__ = ["DECISIONS", "ERRORS", "FILES", "MISSION", "NEXT", "PAROLES", "SECTIONS", "WORK"]
@@ -41,7 +43,8 @@ CACHED_CHARS = 4096  # texts longer than this are never kept in a cache
 
 
 class Line(msgspec.Struct, frozen=True):
-    """One line of a free section, remembering the newest seq it speaks of."""
+    """One line of a free section, remembering the newest seq it speaks of. A section
+    holds its lines newest first."""
 
     seq: int
     text: str
@@ -76,28 +79,6 @@ class Heard(msgspec.Struct, frozen=True, array_like=True):
     newest: tuple[int, ...]
 
 
-class Fact(msgspec.Struct, frozen=True):
-    """Something the deterministic summarizer learnt from one folded entry."""
-
-    seq: int
-    index: int  # the entry's rank among the folded ones: facts leave a window of them
-    text: str
-    key: str = ""  # the path, tool or ticket it is about
-    paths: tuple[str, ...] = ()
-
-
-class Facts(msgspec.Struct, frozen=True):
-    """The deterministic summarizer's memory: a left fold over the folded entries, one at
-    a time, so that it is the same whatever the batches were."""
-
-    files: tuple[Fact, ...] = ()
-    errors: tuple[Fact, ...] = ()
-    decisions: tuple[Fact, ...] = ()
-    tickets: tuple[Fact, ...] = ()
-    tasks: tuple[Fact, ...] = ()
-    next: Fact | None = None
-
-
 class Recit(msgspec.Struct, frozen=True):
     sections: dict[str, tuple[Line, ...]] = msgspec.field(default_factory=dict)
     paroles: tuple[Quote, ...] = ()
@@ -127,47 +108,43 @@ _cached_key = functools.lru_cache(maxsize=4096)(_key)
 
 
 def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
-    """The quotes of a fold, in seq order, each merged with the same words heard before
-    and placed at its newest seq; only the newest quotes that `keep_chars` can hold stay
-    (no view could show more). What leaves is chosen after each quote, as a fold of that
-    quote alone would: the quotes kept are the same whatever the batches were (a quote's
-    size can shrink when its seqs are forgotten, so choosing once at the end could keep
-    one that an earlier fold had let go)."""
+    """The quotes of a fold merged in, each with the same words heard before and placed
+    at its newest seq; the quotes kept are the newest that `keep_chars` can hold, those
+    that expire leaving before the standing ones (no view could show more). What leaves
+    is chosen after each quote, as a fold of that quote alone would: the quotes kept are
+    the same whatever the batches were (a quote's size can shrink when its seqs are
+    forgotten, so choosing once at the end could keep one that an earlier fold had let
+    go)."""
     if not quotes:
         return recit
     heard = dict(recit.heard)
     held = {quote_key(quote.text): quote for quote in recit.paroles}  # one per key
-    sizes = {False: 0, True: 0}  # of the standing quotes held, and of the passing ones
-    for quote in held.values():
-        sizes[quote.passing] += quote_size(quote)
+    size = sum(quote_size(quote) for quote in held.values())
     for quote in quotes:
         key = quote_key(quote.text)
         before = heard.get(key)
-        if before is None:
-            now = Heard(1, quote.seq, ())
-        else:
-            now = Heard(before.count + 1, before.first,
-                        (*before.newest, quote.seq)[-NEWEST_SEQS:])
+        # Its seqs in order whatever order they came in (a lighthouse folded late).
+        seqs = sorted({*((before.first, *before.newest) if before is not None else ()),
+                       quote.seq})
+        now = Heard((before.count if before is not None else 0) + 1, seqs[0],
+                    tuple(seqs[1:])[-NEWEST_SEQS:])
         heard.pop(key, None)
         heard[key] = now  # the most recently heard last
         if len(heard) > HEARD_MAX:  # one at a time, so batches do not matter
             del heard[next(iter(heard))]
-        said = held.pop(key, None)  # said again: it moves to its newest seq
+        said = held.pop(key, None)
         if said is not None:
-            sizes[said.passing] -= quote_size(said)
-        added = Quote(quote.seq, quote.text, (now.first, *now.newest), now.count,
+            size -= quote_size(said)
+        added = Quote(seqs[-1], quote.text, (now.first, *now.newest), now.count,
                       quote.passing)
         held[key] = added
-        sizes[added.passing] += quote_size(added)
-        # The oldest of its kind leave until the rest fit: the newest that fit stay.
-        for old_key in [*held] if sizes[added.passing] > keep_chars else ():
-            if sizes[added.passing] <= keep_chars:
-                break
-            old = held[old_key]
-            if old.passing == added.passing:
-                del held[old_key]
-                sizes[old.passing] -= quote_size(old)
-    return msgspec.structs.replace(recit, paroles=tuple(held.values()), heard=heard)
+        size += quote_size(added)
+        while size > keep_chars:  # the oldest passing words leave first, then the oldest
+            oldest = min(held, key=lambda held_key: (not held[held_key].passing,
+                                                     held[held_key].seq))
+            size -= quote_size(held.pop(oldest))
+    kept = sorted(held.values(), key=lambda kept_quote: kept_quote.seq)
+    return msgspec.structs.replace(recit, paroles=tuple(kept), heard=heard)
 
 
 def _newest_within(quotes: list[tuple[Quote, int]], room: int) -> list[tuple[Quote, int]]:
@@ -267,11 +244,20 @@ def render_recit(recit: Recit, mission: str | None, labels: Labels,
     return "\n".join(out) + "\n"
 
 
-def recit_size(recit: Recit, mission: str | None, labels: Labels) -> int:
-    """len(render_recit(recit, mission, labels)), by arithmetic."""
-    return _sized(recit, mission, labels, [quote_size(quote) for quote in recit.paroles],
-                  {name: [line_size(line.text) for line in recit.lines_of(name)]
-                   for name in FREE_SECTIONS})
+def recit_size(recit: Recit, mission: str | None, labels: Labels,
+               dropped: frozenset[str] = frozenset()) -> int:
+    """len(render_recit(recit, mission, labels, dropped)), by arithmetic."""
+    if recit.is_empty() and not mission:
+        return 0
+    size = frame_size(labels)
+    if mission and MISSION not in dropped:
+        size += mission_size(mission)
+    if PAROLES not in dropped:
+        size += sum(quote_size(quote) for quote in recit.paroles)
+    for name in FREE_SECTIONS:
+        if name not in dropped:
+            size += sum(line_size(line.text) for line in recit.lines_of(name))
+    return size
 
 
 def _sized(recit: Recit, mission: str | None, labels: Labels, quote_sizes: list[int],
@@ -282,15 +268,22 @@ def _sized(recit: Recit, mission: str | None, labels: Labels, quote_sizes: list[
             + sum(quote_sizes) + sum(sum(sizes) for sizes in line_sizes.values()))
 
 
-def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
-                ) -> tuple[Recit, str | None]:
+# What an agent carrying on the work needs most, when the free sections share what the
+# budget leaves: the failures still open, the work in flight, what was decided.
+SHARING_ORDER = (ERRORS, WORK, DECISIONS, NEXT, FILES)
+
+
+def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
+                quote_room: int = 0) -> tuple[Recit, str | None]:
     """What the view shows of the récit within `budget`, and the mission shown.
 
     In order, while it fits: the Mission (cut further only when the headings and it alone
     are over); the newest line of each free section, cut to MIN_LINE_CHARS (the newest
-    sections first); the standing quotes, newest first and whole, then those that expire
-    likewise; then those newest lines whole and the free sections' other lines, newest
-    first, each one that fits.
+    sections first); the standing quotes, newest first and whole; the free sections'
+    newest lines whole, then their other lines, newest first, a line of each section in
+    turn (SHARING_ORDER); then the quotes that expire, newest first. The quotes may take
+    `quote_room` beyond the budget (the room of ordinary condensed entries), the lines
+    never.
     """
     # Every quote and line measured once: the choices below weigh them again and again.
     quote_sizes = [quote_size(quote) for quote in recit.paroles]
@@ -305,31 +298,39 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels
             mission = cut(mission, max(0, room - 3)) or None
         room -= mission_size(mission) if mission else 0
     chosen: dict[str, dict[int, tuple[Line, int]]] = {name: {} for name in FREE_SECTIONS}
-    newest = sorted(((lines[-1], name) for name, lines in sections.items() if lines),
+    newest = sorted(((lines[0], name) for name, lines in sections.items() if lines),
                     key=lambda pair: pair[0].seq, reverse=True)
     for line, name in newest:
         short = Line(line.seq, cut(flatten(line.text), MIN_LINE_CHARS))
         size = line_size(short.text)
         if size <= room:
-            chosen[name][len(sections[name]) - 1] = (short, size)
+            chosen[name][0] = (short, size)
             room -= size
     kept_quotes: set[int] = set()
     sized = list(zip(recit.paroles, quote_sizes, strict=True))
-    for passing in (False, True):  # standing words first, then those that expire
-        for quote, size in _newest_within([pair for pair in sized
-                                           if pair[0].passing == passing], room):
-            kept_quotes.add(id(quote))
-            room -= size
-    others = sorted(((line.seq, -FREE_SECTIONS.index(name), index, name)
-                     for name, lines in sections.items()
-                     for index, line in enumerate(lines)), reverse=True)
-    for _, _, index, name in others:
-        line = sections[name][index]
-        held = chosen[name].get(index)
-        extra = line_sizes[name][index] - (held[1] if held else 0)
-        if (held is None or held[0] != line) and extra <= room:
-            chosen[name][index] = (line, line_sizes[name][index])
-            room -= extra
+    # Standing words take what the budget leaves, then the room of condensed entries.
+    quotes_room = room + quote_room
+    for quote, size in _newest_within([pair for pair in sized if not pair[0].passing],
+                                      quotes_room):
+        kept_quotes.add(id(quote))
+        quotes_room -= size
+    # The lines have what the standing words left of the budget (none when they took
+    # more: the récit is then over its budget already).
+    room = quotes_room - quote_room
+    for index in range(max(map(len, sections.values()), default=0)):
+        for name in SHARING_ORDER:
+            lines = sections[name]
+            if index >= len(lines):
+                continue
+            line = lines[index]
+            held = chosen[name].get(index)
+            extra = line_sizes[name][index] - (held[1] if held else 0)
+            if (held is None or held[0] != line) and extra <= room:
+                chosen[name][index] = (line, line_sizes[name][index])
+                room -= extra
+    quotes_room = room + quote_room
+    for quote, _ in _newest_within([pair for pair in sized if pair[0].passing], quotes_room):
+        kept_quotes.add(id(quote))
     kept = {name: tuple(lines[index][0] for index in sorted(lines))
             for name, lines in chosen.items() if lines}
     return (msgspec.structs.replace(

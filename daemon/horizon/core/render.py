@@ -27,6 +27,7 @@ from horizon.core.recit import (
     SECTIONS,
     Recit,
     bound_recit,
+    recit_size,
     section_body,
 )
 from horizon.core.recit import render_recit as recit_text
@@ -110,6 +111,11 @@ class _Parts:
         self._recit_texts[dropped] = (self.recit, text)
         return text
 
+    def recit_size(self) -> int:
+        """len(self.recit_block()), by arithmetic."""
+        return recit_size(self.recit, self.mission, self.labels,
+                          frozenset(self.dropped_sections))
+
     def zone_sizes(self) -> dict[str, int]:
         """The récit with its mission, the condensed blocks, and net with the fixed text
         that frames it (header and notice), as the budgets count them."""
@@ -129,23 +135,71 @@ class _Parts:
         ])
 
 
-def _cut_block(item: Item, room: int, which: str, labels: Labels) -> str:
-    """The exchange block with its answer (or question) cut to fit `room` characters."""
-    pointer = (labels.answer_pointer if which == "answer"
-               else labels.question_pointer).format(seq=item.seq)
+def _cut_question(item: Item, room: int, labels: Labels) -> str:
+    """The last exchange without its answer, its question cut to fit `room` characters
+    and ending with the pointer to the journal (step 5)."""
+    pointer = labels.question_pointer.format(seq=item.seq)
     # Cleaned once, so every character kept is a character shown: a few rounds suffice.
-    text = clean(item.answer if which == "answer" else item.question)
+    text = clean(item.question)
     keep = len(text)
     while True:
         shown = (text[:keep].rstrip() + "\n" + pointer) if keep > 0 else pointer
-        if which == "answer":
-            block = exchange_block(item, labels.answer, labels, answer=shown)
-        else:
-            block = exchange_block(item, labels.answer, labels, answer="", question=shown)
+        block = exchange_block(item, labels.answer, labels, answer="", question=shown)
         over = len(block) - room
         if over <= 0 or keep == 0:
             return block
         keep = max(0, keep - over)
+
+
+def _quoted(line: str) -> int:
+    """What a line of text takes behind the quote prefix, its newline included."""
+    return len(line) + 3 if line else 2
+
+
+def cut_answer(item: Item, room: int, labels: Labels) -> str:
+    """The last exchange with its answer cut so that its block fills `room` (step 0): the
+    answer's head, about a third, and its tail, the rest (a tool's verdict is at its end),
+    whole lines where lines fit, joined by one line saying how much was left out."""
+    text = clean(item.answer)
+    lines = text.split("\n")
+    bare = len(exchange_block(item, labels.answer, labels, answer=""))
+    # The marker is sized for the most it could say: what it says is never more.
+    widest = labels.cut_marker.format(left=len(text), seq=item.seq)
+    room_left = room - bare - (len(labels.answer) + 1) - _quoted(widest)
+    head, tail = _ends_within(lines, room_left // 3, room_left)
+    head_text, tail_text = "\n".join(head), "\n".join(tail)
+    left = len(text) - len(head_text) - len(tail_text)
+    marker = labels.cut_marker.format(left=left, seq=item.seq)
+    answer = "\n".join(part for part in (head_text, marker, tail_text) if part)
+    return exchange_block(item, labels.answer, labels, answer=answer)
+
+
+def _ends_within(lines: list[str], head_room: int, room: int) -> tuple[list[str], list[str]]:
+    """The first lines within `head_room` and the last lines within what `room` leaves,
+    each quoted; a line too long for what is left keeps the part nearest the middle's
+    edge only when no whole line fits (the head's start, the tail's end)."""
+    head: list[str] = []
+    used = 0
+    for line in lines:
+        if used + _quoted(line) > head_room:
+            if not head and head_room > 3:
+                head.append(line[:head_room - 3])
+                used += _quoted(head[0])
+            break
+        head.append(line)
+        used += _quoted(line)
+    tail: list[str] = []
+    tail_room = room - used
+    spent = 0
+    for line in reversed(lines[len(head):]):
+        if spent + _quoted(line) > tail_room:
+            if not tail and tail_room > 3:
+                tail.append(line[len(line) - (tail_room - 3):])
+            break
+        tail.append(line)
+        spent += _quoted(line)
+    tail.reverse()
+    return head, tail
 
 
 # Blocks rendered by earlier views of the same bee: (zone, seq) -> (what the block was
@@ -176,7 +230,7 @@ _RECIT_KEY = ("recit", 0)  # the récit's entry in a BlockMemo
 
 
 def _bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Recit,
-                   mission: str | None, budget: int, labels: Labels
+                   mission: str | None, budget: int, quote_room: int, labels: Labels
                    ) -> tuple[Recit, str | None, str]:
     """bound_recit, and the block of what it keeps: the récit changes only at folds, so
     a bee's earlier view usually has both (`memo`)."""
@@ -185,12 +239,13 @@ def _bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Re
     if cached is not None:
         made_of = cached[0]
         if (made_of[0] is recit and made_of[1] == mission and made_of[2] == budget
-                and made_of[3] is labels):
-            return made_of[4], made_of[5], cached[1]
-    bounded, shown_mission = bound_recit(recit, mission, budget, labels)
+                and made_of[3] == quote_room and made_of[4] is labels):
+            return made_of[5], made_of[6], cached[1]
+    bounded, shown_mission = bound_recit(recit, mission, budget, labels, quote_room)
     text = recit_text(bounded, shown_mission, labels)
     if memo is not None:
-        memo[_RECIT_KEY] = ((recit, mission, budget, labels, bounded, shown_mission), text)
+        memo[_RECIT_KEY] = ((recit, mission, budget, quote_room, labels, bounded,
+                             shown_mission), text)
     return bounded, shown_mission, text
 
 
@@ -205,9 +260,13 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     head = header(bee, "horizon", zones.up_to, zones.at)
     tail_notice = notice(bee, labels)
     used: set[tuple[str, int]] = set()
+    # The operator's words may take the room of ordinary condensed entries (the cut's
+    # step 1 then removes those), never that of a lighthouse or of net.
+    quote_room = max(0, settings.budget_condense - sum(
+        item.chars for item in zones.condense if item.lighthouse))
     recit, shown_mission, recit_whole = _bounded_recit(
         memo, used, zones.recit, mission_text(mission, settings), settings.budget_recit,
-        labels)
+        quote_room, labels)
     net_texts = {item.seq: _block(memo, used, "net", item, labels, net_block)
                  for item in zones.net}
     condensed_texts = {item.seq: _block(memo, used, "condense", item, labels, condensed_block)
@@ -221,7 +280,7 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     overhead = len(head) + len(tail_notice)
     last = zones.net[-1] if zones.net else None
     if last is not None and overhead + len(net_texts[last.seq]) > settings.budget_net:
-        net_texts[last.seq] = _cut_block(last, settings.budget_net - overhead, "answer", labels)
+        net_texts[last.seq] = cut_answer(last, settings.budget_net - overhead, labels)
         parts.cuts.append({"step": 0, "seq": last.seq})
     before = parts.zone_sizes()
     cuts = len(parts.cuts)
@@ -236,19 +295,20 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
 
 def _hard_cut(parts: _Parts, cap: int, last: Item | None, size: int) -> None:
     """While over the cap (the view being `size` long), remove the least precious first
-    (steps 1 to 5 of the hard cut)."""
+    (steps 1 to 5 of the hard cut), every size known by arithmetic."""
     for item in [item for item in parts.condense if not item.lighthouse]:
         if size <= cap:
             return
         parts.condense.remove(item)
-        size -= item.chars
+        size -= len(parts.condensed_texts[item.seq])
         parts.cuts.append({"step": 1, "seq": item.seq})
     for section in RECIT_CUT_ORDER:
         if size <= cap:
             return
         if section_body(parts.recit, section, parts.mission):
+            before = parts.recit_size()
             parts.dropped_sections.add(section)
-            size = len(parts.text())
+            size -= before - parts.recit_size()
             parts.cuts.append({"step": 2, "section": section})
     for item in [item for item in parts.net if not item.lighthouse and item is not last]:
         if size <= cap:
@@ -263,33 +323,37 @@ def _hard_cut(parts: _Parts, cap: int, last: Item | None, size: int) -> None:
         if size <= cap:
             return
         if where == "condense":
+            size -= len(parts.condensed_texts[seq])
             parts.condense = [item for item in parts.condense if item.seq != seq]
         elif where == "net":
+            size -= len(parts.net_texts[seq])
             parts.net = [item for item in parts.net if item.seq != seq]
         else:
+            before = parts.recit_size()
             parts.recit = msgspec.structs.replace(
                 parts.recit, paroles=tuple(q for q in parts.recit.paroles if q.seq != seq))
-        size = len(parts.text())
+            size -= before - parts.recit_size()
         parts.cuts.append({"step": 4, "seq": seq})
     if size > cap and last is not None:
         room = len(parts.net_texts[last.seq]) - (size - cap)
-        parts.net_texts[last.seq] = _cut_block(last, max(room, 0), "question", parts.labels)
+        parts.net_texts[last.seq] = _cut_question(last, max(room, 0), parts.labels)
         parts.cuts.append({"step": 5, "seq": last.seq})
 
 
 # What the summary lists of an exchange, taken when the view is made (its item may be
 # condensed again or replaced by a model's text after): seq, instant, type, tool, source,
-# chars.
-_Listed = tuple[int, float, str, str | None, str, int]
+# chars, lighthouse.
+_Listed = tuple[int, float, str, str | None, str, int, bool]
 
 
 def _summary_of(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones, text: str
                 ) -> Callable[[], dict[str, Any]]:
     """How to make the summary of the view `parts` make, when it is asked for."""
     condense: list[_Listed] = [(item.seq, item.instant, item.type, item.tool, item.source,
-                                item.chars) for item in parts.condense]
+                                item.chars, item.lighthouse) for item in parts.condense]
     net: list[_Listed] = [(item.seq, item.instant, item.type, item.tool, item.source,
-                           len(parts.net_texts[item.seq])) for item in parts.net]
+                           len(parts.net_texts[item.seq]), item.lighthouse)
+                          for item in parts.net]
     recit, mission = parts.recit, parts.mission
     dropped = frozenset(parts.dropped_sections)
     shown_recit = bool(parts.recit_block())
@@ -313,12 +377,13 @@ def _summary_of(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones
 
 
 def _listed(entry: _Listed, *, with_source: bool) -> dict[str, Any]:
-    seq, instant, kind, tool, source, chars = entry
+    seq, instant, kind, tool, source, chars, lighthouse = entry
     listed: dict[str, Any] = {"seq": seq, "ts": format_instant(instant), "type": kind,
                               "tool": tool}
     if with_source:
         listed["source"] = source
     listed["chars"] = chars
+    listed["phare"] = lighthouse
     return listed
 
 

@@ -17,7 +17,6 @@ import msgspec
 from horizon.core.blocks import Item
 from horizon.core.recit import Recit
 from horizon.core.summarizer import TRUNCATION, Folded, ModelResult
-from horizon.core.truncation import Truncation
 from horizon.core.zones import (
     Changes,
     Context,
@@ -67,8 +66,7 @@ class QueuedFolds:
         shown = self._replay(ctx, first_lighthouse)
         if shown is not None:
             return shown
-        recit = fold_by_truncation(before, batch, ctx, Truncation(ctx.settings.ligne_max),
-                                   first_lighthouse)
+        recit = fold_by_truncation(before, batch, ctx, first_lighthouse)
         if len(queue.batches) > MAX_PENDING_FOLDS:
             # The models are far behind: these folds stay as truncation wrote them.
             queue.batches = []

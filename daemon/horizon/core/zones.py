@@ -26,14 +26,15 @@ from horizon.core.blocks import (
     head_size,
     net_overhead,
 )
-from horizon.core.deferred import Deferred, lighthouse_quotes
+from horizon.core.deferred import Deferred, lighthouse_quotes, quotes_kept
 from horizon.core.entries import Entry, Rejection
+from horizon.core.facts import signals_of
 from horizon.core.labels import Labels
 from horizon.core.recit import Line, Recit, add_quotes
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION, Summarizer
 from horizon.core.text import cut, flatten
-from horizon.core.truncation import Truncation, signals_of
+from horizon.core.truncation import Truncation
 from horizon.core.turns import append_turns
 
 CONVERSATION = "conversation"
@@ -50,6 +51,7 @@ class Zones(msgspec.Struct):
     accepted: int = 0
     rejected: int = 0
     rejections: dict[str, int] = msgspec.field(default_factory=dict)  # by reason
+    bad_fields: int = 0  # accepted entries whose `ok` or `files` had the wrong type
     last_rejected: list[int] = msgspec.field(default_factory=list)  # their seqs, newest last
     net: list[Item] = msgspec.field(default_factory=list)
     condense: list[Item] = msgspec.field(default_factory=list)
@@ -129,6 +131,8 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
         return
     zones.accepted += 1
     zones.at = record.instant
+    if record.bad_field:
+        zones.bad_fields += 1
     lighthouse = is_lighthouse(record, ctx.settings)
     note_lighthouse(zones, record, lighthouse)
     if not ctx.settings.actif:
@@ -151,7 +155,7 @@ def new_item(entry: Entry, lighthouse: bool, content: str = "") -> Item:
     return Item(seq=entry.seq, instant=entry.instant, type=entry.type,
                 question=entry.question, answer=entry.answer, lighthouse=lighthouse,
                 sender=entry.sender, tool=entry.tool, writer_id=entry.writer_id,
-                content=content)
+                content=content, ok=entry.ok, files=entry.files)
 
 
 def enter_net(zones: Zones, item: Item, ctx: Context, printable: bool | None = None) -> None:
@@ -319,7 +323,7 @@ def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -
     if deferred is None:
         item.signals = signals_of(item)  # the whole answer is still here
     else:
-        deferred.answers[item.seq] = item.answer  # read if it stays long enough
+        deferred.hold(item.seq, item.answer)  # read if it stays long enough
     summarizer = ctx.summarizer
     if isinstance(summarizer, Truncation):
         condensed = summarizer.condense_answer(item.answer, printable)
@@ -408,7 +412,7 @@ def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
                                                            zones.first_lighthouse)
         return
     if isinstance(ctx.summarizer, Truncation):
-        zones.recit = fold_by_truncation(before, batch, ctx, ctx.summarizer, zones.first_lighthouse)
+        zones.recit = fold_by_truncation(before, batch, ctx, zones.first_lighthouse)
         zones.recit_level = TRUNCATION
         return
     folded = ctx.summarizer.fold(before, batch)
@@ -417,23 +421,22 @@ def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
     zones.recit_level = folded.level
 
 
-def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context, truncation: Truncation,
+def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context,
                        first_lighthouse: str | None) -> Recit:
     """compose_recit over truncation's own sections."""
-    return compose_recit(before, None, batch, ctx, first_lighthouse, truncation)
+    return compose_recit(before, None, batch, ctx, first_lighthouse)
 
 
 def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
-                  batch: list[Item], ctx: Context, first_lighthouse: str | None,
-                  truncation: Truncation | None = None) -> Recit:
+                  batch: list[Item], ctx: Context, first_lighthouse: str | None) -> Recit:
     """The free sections a summarizer wrote (None: truncation's), truncation's memory of
     the folded entries (kept whatever level writes, so the rules can take over at any
     fold), and the daemon's quotes of the folded lighthouses merged in. What the view
     shows of it is chosen when it renders."""
-    learnt = (truncation or Truncation(ctx.settings.ligne_max)).fold_recit(before, batch)
+    learnt = Truncation(ctx.settings.ligne_max, ctx.labels).fold_recit(before, batch)
     if sections is not None:
         learnt = msgspec.structs.replace(learnt, sections=sections)
-    return add_quotes(learnt, lighthouse_quotes(batch), ctx.settings.budget_recit)
+    return add_quotes(learnt, lighthouse_quotes(batch), quotes_kept(ctx.settings))
 
 
 def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:

@@ -98,7 +98,8 @@ def context(bee: str, effective: Effective, now: float,
     folds join `folds`, the queue of what the models owe. `deferred`: where truncation
     leaves its text work until `settle` (models read every exchange as it leaves)."""
     if not effective.levels:
-        return Context(bee, effective.horizon, Truncation(effective.horizon.ligne_max), now,
+        return Context(bee, effective.horizon, Truncation(effective.horizon.ligne_max,
+                                                            effective.horizon.labels), now,
                        effective.mission, deferred=deferred)
     cached = CachedSummarizer(list(effective.levels), effective.horizon, cache)
     upgrades = QueuedFolds(folds if folds is not None else FoldQueue(), cached)

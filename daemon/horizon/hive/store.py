@@ -25,8 +25,9 @@ from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_p
 # 2: the fold queue left the zones; 3: rejected lines counted by reason, the settings
 # that made the state kept with it; 4: the récit keeps the facts its rules learnt and
 # every quote's seqs (ADR 0008); 5: condensed entries keep the signals read from their
-# whole text; 6: the quotes' seqs as arrays. An older state is rebuilt.
-STATE_FORMAT = 6
+# whole text; 6: the quotes' seqs as arrays; 7: the récit's per-key records and the
+# entries' `ok` and `files` (ADR 0008). An older state is rebuilt.
+STATE_FORMAT = 7
 
 
 class StateTooNew(Exception):

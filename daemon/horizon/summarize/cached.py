@@ -52,7 +52,7 @@ class CachedSummarizer:
                  cache: CacheReader | None) -> None:
         self.level_names = level_names
         self.cache = cache
-        self.truncation = Truncation(settings.ligne_max)
+        self.truncation = Truncation(settings.ligne_max, settings.labels)
         self.budget_recit = settings.budget_recit
 
     def condense(self, exchange: Item) -> Condensed:

@@ -93,7 +93,7 @@ class Cascade:
         self.breakers = breakers
         self.settings = settings
         self.cache = cache
-        self.truncation = Truncation(settings.ligne_max)
+        self.truncation = Truncation(settings.ligne_max, settings.labels)
 
     def ask_condense(self, item: Item, original_answer: str
                  ) -> tuple[Condensed, list[Fallback]]:

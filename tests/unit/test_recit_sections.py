@@ -1,0 +1,232 @@
+"""Each free section's rule on the cases that broke it in a session written in other words
+than horizon's own: a `git diff` that "fixed" a test, a ticket a `git log` named, a ticket
+"not fixed yet" taken for closed, a step stated as "Now let me", a decision reversed, an
+operator's rule copied into Décisions, French typography in an English view."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import count
+
+import pytest
+
+from horizon.core.blocks import Item
+from horizon.core.labels import ENGLISH, FRENCH
+from horizon.core.recit import Recit
+from horizon.core.settings import HorizonSettings
+from horizon.core.statements import stated_step, ticket_states
+from horizon.core.truncation import Truncation
+from horizon.core.zones import Context, compose_recit
+
+BEE = "mia"
+
+
+class Session:
+    """Exchanges as a runtime writes them, folded into a récit one by one."""
+
+    def __init__(self, langue: str = "en") -> None:
+        self.settings = HorizonSettings(actif=True, langue=langue)
+        self.items: list[Item] = []
+        self._seqs: Iterator[int] = count(1)
+
+    def add(self, kind: str, question: str, answer: str, **fields: object) -> int:
+        seq = next(self._seqs)
+        self.items.append(Item(seq=seq, instant=float(seq), type=kind, question=question,
+                               answer=answer, lighthouse=bool(fields.pop("lighthouse", False)),
+                               **fields))  # type: ignore[arg-type]
+        return seq
+
+    def call(self, command: str, output: str, tool: str = "Bash", **fields: object) -> int:
+        return self.add("tool", command, output, tool=tool, **fields)
+
+    def bee(self, question: str, answer: str) -> int:
+        return self.add("task", question, answer)
+
+    def operator(self, words: str, answer: str = "OK.") -> int:
+        return self.add("conversation", words, answer, lighthouse=True,
+                        sender="apicultrice")
+
+    def recit(self, order: list[int] | None = None) -> Recit:
+        """Folded in seq order, or in `order` (seqs): lighthouses folded late."""
+        items = self.items if order is None else [self.items[seq - 1] for seq in order]
+        ctx = Context(BEE, self.settings, Truncation(self.settings.ligne_max,
+                                                     self.settings.labels), 0.0, None)
+        recit = Recit()
+        for item in items:
+            recit = compose_recit(recit, None, [item], ctx, None)
+        return recit
+
+    def section(self, name: str, order: list[int] | None = None) -> list[str]:
+        return [line.text for line in self.recit(order).lines_of(name)]
+
+
+PASSED = "collected 12 items\n\n============ 12 passed in 0.41s ============"
+FAILED = ("FAILED tests/test_wind.py::test_gust - AssertionError: 3 != 4\n"
+          "============ 1 failed, 11 passed in 0.52s ============")
+
+
+def test_a_read_only_call_neither_fixes_nor_fails() -> None:
+    session = Session()
+    failed = session.call("pytest tests/test_wind.py", FAILED)
+    session.call("git diff tests/test_wind.py", "diff --git a/tests/test_wind.py ...")
+    session.call("grep -rn gust_limit src", "", ok=False)  # grep found nothing: exit 1
+    session.call("cat tests/test_wind.py", "def test_gust(): ...", tool="Read")
+    errors = session.section("Erreurs")
+    assert len(errors) == 1 and errors[0].startswith(f"#{failed} pytest tests/test_wind.py")
+
+
+def test_a_failure_is_fixed_by_the_same_command_not_by_another_success() -> None:
+    session = Session()
+    session.call("make docs", "make: *** [Makefile:12: docs] Error 2")
+    session.call("ls build", "index.html")
+    session.call("cargo fmt", "")
+    assert any("make docs" in line for line in session.section("Erreurs"))
+    session.call("make docs", "docs built in build/html")
+    assert session.section("Erreurs") == []
+
+
+def test_a_whole_suite_run_fixes_test_failures_and_a_filtered_one_does_not() -> None:
+    session = Session()
+    session.call("pytest tests/test_wind.py -x", FAILED)
+    session.call("pytest -k rain", PASSED)
+    assert session.section("Erreurs")
+    session.call("python -m pytest -q", PASSED)
+    assert session.section("Erreurs") == []
+
+
+def test_a_test_run_covering_the_failing_path_fixes_it() -> None:
+    session = Session()
+    session.call("pytest -q", FAILED)  # the suite names the failing file
+    assert "tests/test_wind.py" in " ".join(session.section("Erreurs"))
+    session.call("pytest tests/", PASSED)
+    assert session.section("Erreurs") == []
+
+
+def test_ok_is_trusted_over_the_output() -> None:
+    session = Session()
+    session.call("./deploy.sh", "all good, 0 errors", ok=False)
+    session.call("./check.sh", "error: 4 warnings treated as errors", ok=True)
+    errors = session.section("Erreurs")
+    assert len(errors) == 1 and "./deploy.sh" in errors[0]
+
+
+def test_a_failure_of_another_tool_is_named_by_the_tool_and_its_file() -> None:
+    session = Session()
+    session.call("src/wind.rs", "Error: old_string not found in file", tool="Edit",
+                 files=("src/wind.rs",))
+    assert session.section("Erreurs")[0].startswith("#1 Edit src/wind.rs")
+    session.call("src/wind.rs", "The file was updated.", tool="Edit", files=("src/wind.rs",))
+    assert session.section("Erreurs") == []
+
+
+def test_a_ticket_named_in_a_tool_output_starts_nothing() -> None:
+    session = Session()
+    session.call("git log --oneline -5", "a1b2 WX-228 merged\nc3d4 fix WX-229")
+    session.call("./build.sh", "built; see WX-231 for the known warning")
+    assert session.section("Travail en cours") == []
+
+
+def test_a_negated_closing_keeps_a_ticket_in_flight() -> None:
+    session = Session()
+    session.operator("WX-230: the gust parser drops readings above 40 kt.")
+    session.bee("status?", "WX-230 is not fixed yet, the rounding is still off.")
+    assert any("WX-230" in line for line in session.section("Travail en cours"))
+    session.bee("and now?", "WX-230 is fixed and merged.")
+    assert not any("WX-230" in line for line in session.section("Travail en cours"))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("WX-230 is merged, now on WX-231.", {"WX-230": 2, "WX-231": 1}),
+    ("Closed #412; starting BILL-9.", {"#412": 2, "BILL-9": 1}),
+    ("Le ticket WX-230 n'est pas encore corrigé.", {"WX-230": 1}),
+    ("WX-230 will be merged once CI passes.", {"WX-230": 1}),
+    ("Is WX-230 fixed?", {"WX-230": 0}),
+    ("Parking issue 57 for now, back to BILL-9.", {"#57": 1, "BILL-9": 1}),
+    ("WX-230, WX-231 and WX-232 are done.", {"WX-230": 2, "WX-231": 2, "WX-232": 2}),
+    ("Ticket WX-230 livré.", {"WX-230": 2}),
+])
+def test_a_ticket_state_is_the_word_nearest_it(text: str, expected: dict[str, int]) -> None:
+    assert {name: state for name, state, _ in ticket_states(text)} == expected
+
+
+def test_parked_tickets_stay_in_flight_and_filler_is_no_task() -> None:
+    session = Session()
+    session.operator("WX-230: port the gust parser to the new sensor API.")
+    for turn in range(60):  # far past the old 48-entry window
+        session.call(f"cargo build --bin station{turn}", "Finished dev target")
+    session.add("task", "Go on.", "Continuing.")
+    work = session.section("Travail en cours")
+    assert any("WX-230" in line for line in work)
+    assert not any("Go on" in line for line in work)
+
+
+@pytest.mark.parametrize("answer", [
+    "Now let me run the anemometer tests.", "Plan: run the anemometer tests.",
+    "I'm going to run the anemometer tests now.", "Next step: run the anemometer tests.",
+    "Next, I'll run the anemometer tests.", "Then I will run the anemometer tests.",
+    "Prochaine étape : lancer les tests de l'anémomètre.",
+    "Je vais maintenant lancer les tests de l'anémomètre.",
+    "Ensuite, je lance les tests de l'anémomètre.",
+])
+def test_a_next_step_in_any_common_phrasing(answer: str) -> None:
+    step = stated_step(f"The parser compiles again. {answer}")
+    assert step is not None
+    assert "anémomètre" in step or "anemometer" in step
+
+
+def test_the_newest_step_wins_whichever_fold_brought_it() -> None:
+    session = Session()
+    old = session.operator("Please port the rain gauge next.")
+    session.bee("continue", "Now let me port the anemometer driver.")
+    newest = session.bee("continue", "Plan: calibrate the wind vane.")
+    late = [*range(old + 1, newest + 1), old]  # the operator's request folded last
+    assert session.section("Prochaine étape", late) == [f"#{newest} calibrate the wind vane"]
+
+
+def test_a_reversed_decision_is_replaced_and_the_operator_is_not_copied() -> None:
+    session = Session()
+    session.operator("Always run cargo clippy before committing.")
+    session.bee("storage?", "Decision: we'll store the readings in SQLite for now.")
+    session.bee("units?", "Let's use metric units in the public API.")
+    newest = session.bee("load?", "Change of plan: readings go to Postgres instead of "
+                                  "SQLite, the load is too high.")
+    decisions = session.section("Décisions")
+    assert decisions[0].startswith(f"#{newest} Change of plan")
+    assert any("metric units" in line for line in decisions)
+    assert not any("in SQLite for now" in line for line in decisions)
+    assert not any("clippy" in line for line in decisions), "Paroles is not copied"
+
+
+def test_a_rule_said_again_and_again_is_one_quote() -> None:
+    session = Session()
+    for turn in range(50):
+        if turn % 10 == 0:
+            session.operator("Never push to main; open a pull request.")
+        session.call(f"cargo test wind{turn}", "test result: ok. 3 passed")
+    quotes = session.recit().paroles
+    assert len(quotes) == 1 and quotes[0].count == 5
+
+
+def test_files_are_named_once_a_bare_name_by_its_full_path() -> None:
+    session = Session()
+    session.call("src/station/wind.rs", "fn gust() {}", tool="Read")
+    session.bee("fix wind.rs", "Done, wind.rs compiles.")
+    session.call("./x", "ok", files=("docs/wind.md",))
+    files = session.section("Fichiers")
+    assert files[0].startswith("docs/wind.md")
+    assert [line for line in files if "wind.rs" in line] == ["src/station/wind.rs (#2)"]
+
+
+@pytest.mark.parametrize(("langue", "labels"), [("en", ENGLISH), ("fr", FRENCH)])
+def test_horizons_own_lines_follow_the_languages_typography(langue: str, labels: object) -> None:
+    session = Session(langue)
+    session.call("make docs", "make: *** [docs] Error 2")
+    session.operator("Please port the rain gauge next.")
+    error, = session.section("Erreurs")
+    step, = session.section("Prochaine étape")
+    if langue == "en":
+        assert "make docs: make" in error and " :" not in error
+        assert step.startswith("#2 apicultrice: Please") and " :" not in step
+    else:
+        assert "make docs : make" in error
+        assert step.startswith("#2 apicultrice : Please")
