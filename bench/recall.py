@@ -14,7 +14,7 @@ from typing import Any
 
 from journals import BEE, floor_rate, line
 
-from horizon.core.settings import GlobalConfig
+from horizon.core.settings import GlobalConfig, HorizonSettings
 from horizon.engine.recall import search, show
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import archive_dir, live_path
@@ -24,6 +24,8 @@ from horizon.hive.rotation import rotate
 RARE = "Xylophone"  # in no line but the marked ones; searched folded, as typed
 QUERY = "xylophone"
 MAX_LINE_BYTES = GlobalConfig().max_line_bytes
+
+DEFAULTS = HorizonSettings()  # the lighthouse rule of a bee with no settings
 
 
 def marked(count: int, segment: int) -> list[int]:
@@ -70,7 +72,7 @@ def journal_paths(hive: Path) -> list[Path]:
 
 
 def _search_seqs(hive: Path) -> list[int]:
-    return [hit.entry.seq for hit in search(hive, BEE, QUERY, MAX_LINE_BYTES)]
+    return [hit.entry.seq for hit in search(hive, BEE, QUERY, MAX_LINE_BYTES, lighthouses=DEFAULTS)]
 
 
 def _search_peak_mb(hive: Path) -> float:
@@ -120,13 +122,14 @@ def show_cost(root: Path, count: int, segment: int, runs: int) -> dict[str, Any]
     hive = recorded_history(root, count, segment)
     seqs = {"first": min(100, count), "last": count}
     for seq in seqs.values():  # warm, and a show that finds nothing measures nothing
-        if [shown.entry.seq for shown in show(hive, BEE, [seq], MAX_LINE_BYTES).shown] != [seq]:
+        found = show(hive, BEE, [seq], MAX_LINE_BYTES, lighthouses=DEFAULTS).shown
+        if [shown.entry.seq for shown in found] != [seq]:
             raise RuntimeError(f"show of #{seq} did not find it")
     samples: dict[str, list[float]] = {label: [] for label in seqs}
     for _ in range(max(runs * 7, 7)):
         for label, seq in seqs.items():
             start = time.perf_counter()
-            show(hive, BEE, [seq], MAX_LINE_BYTES)
+            show(hive, BEE, [seq], MAX_LINE_BYTES, lighthouses=DEFAULTS)
             samples[label].append(time.perf_counter() - start)
     costs = {label: statistics.median(taken) for label, taken in samples.items()}
     return {"entries": count, "seq_first": seqs["first"], "seq_last": seqs["last"],

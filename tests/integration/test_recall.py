@@ -24,6 +24,7 @@ import pytest
 from horizon.cli.main import main
 from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.recall import fold
+from horizon.core.settings import HorizonSettings
 from horizon.core.text import clean, flatten, metadata
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.recall import RecallError, search, show
@@ -44,6 +45,8 @@ SHOW_FIELDS = ["seq", "ts", "type", "from", "tool", "id", "phare", "question", "
 HIT_FIELDS = ["seq", "ts", "type", "tool", "excerpt"]
 
 Record = Entry | Rejection
+
+DEFAULTS = HorizonSettings()  # the lighthouse rule of a bee with no settings
 
 
 class Hive:
@@ -647,8 +650,8 @@ def test_search_gives_the_newest_first_up_to_the_limit(tmp_path: Path,
     common = sorted((seqs[f"common {n}"] for n in range(6)), reverse=True)
     assert [h["seq"] for h in hits(hive, capsys, "common")] == common
     assert [h["seq"] for h in hits(hive, capsys, "COMMON", "--limit", "4")] == common[:4]
-    assert [h.entry.seq for h in search(hive.path, BEE, "common", MAX_LINE, limit=1)] == [
-        common[0]]
+    newest = search(hive.path, BEE, "common", MAX_LINE, lighthouses=DEFAULTS, limit=1)
+    assert [h.entry.seq for h in newest] == [common[0]]
     # Every entry has a question: `.` matches them all, and the limit keeps the newest.
     everything = sorted((seq for seq, r in hive.full_read().items()
                          if isinstance(r, Entry)), reverse=True)
@@ -657,7 +660,7 @@ def test_search_gives_the_newest_first_up_to_the_limit(tmp_path: Path,
     assert [h["seq"] for h in hits(hive, capsys, ".", "--regex", "--limit", "5")
             ] == everything[:5]
     with pytest.raises(RecallError):
-        search(hive.path, BEE, "common", MAX_LINE, limit=201)
+        search(hive.path, BEE, "common", MAX_LINE, lighthouses=DEFAULTS, limit=201)
 
 
 def test_search_excerpts_are_short_and_hold_the_match(tmp_path: Path,
@@ -770,7 +773,7 @@ def every_recall(hive: Hive, capsys: pytest.CaptureFixture[str]) -> None:
         code, out, err = hive.cli(capsys, argv[0], str(hive.path), BEE, *argv[1:])
         assert code in (0, 1) and out, (argv, err)
     show(hive.path, BEE, map(int, seqs), MAX_LINE)
-    search(hive.path, BEE, "question", MAX_LINE)
+    search(hive.path, BEE, "question", MAX_LINE, lighthouses=DEFAULTS)
 
 
 def read_only_hive(tmp_path: Path) -> Hive:

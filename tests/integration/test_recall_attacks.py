@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from horizon.core.entries import Entry
 from horizon.core.recall import find_folded, fold
+from horizon.core.settings import HorizonSettings
 from horizon.engine import recall
 from horizon.engine.recall import RecallError, search, show
 from horizon.hive import journal
@@ -30,6 +31,8 @@ from horizon.hive.reader import JournalReader
 from tests.integration.test_recall import BEE, MAX_LINE, Hive
 
 # -- a rotation while the history is read ---------------------------------------------------
+
+DEFAULTS = HorizonSettings()  # the lighthouse rule of a bee with no settings
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ def questions(records: dict[int, Any]) -> dict[int, str]:
 def test_a_search_while_the_daemon_rotates_gives_every_entry_its_seq(
         rotating_hive: Hive) -> None:
     hive = rotating_hive
-    hits = search(hive.path, BEE, "question", MAX_LINE, limit=200)
+    hits = search(hive.path, BEE, "question", MAX_LINE, lighthouses=DEFAULTS, limit=200)
     expected = questions(hive.full_read())
     assert len(expected) == 8
     assert {hit.entry.seq: hit.excerpt for hit in hits} == expected
@@ -76,7 +79,8 @@ def test_a_search_while_the_daemon_rotates_gives_every_entry_its_seq(
 def test_a_show_while_the_daemon_rotates_gives_the_entry_the_view_names(
         rotating_hive: Hive) -> None:
     hive = rotating_hive
-    showing = show(hive.path, BEE, [4, 5], MAX_LINE)  # both read by the daemon already
+    # Both read by the daemon already.
+    showing = show(hive.path, BEE, [4, 5], MAX_LINE, lighthouses=DEFAULTS)
     assert showing.problems == []
     expected = questions(hive.full_read())
     assert {shown.entry.seq: shown.question for shown in showing.shown} == {
@@ -130,7 +134,7 @@ def test_a_pattern_just_under_its_limit_on_every_text_is_stopped_in_all(
     run = "x" * slow_length()
     hive.write(b"".join(hive.line(run, run) for _ in range(12)))
     with pytest.raises(RecallError, match="ran away over the history"):
-        search(hive.path, BEE, RUNAWAY, MAX_LINE, pattern=True)
+        search(hive.path, BEE, RUNAWAY, MAX_LINE, lighthouses=DEFAULTS, pattern=True)
 
 
 # -- a manifest edited by hand --------------------------------------------------------------
@@ -204,9 +208,9 @@ def test_lines_that_are_not_objects_are_passed_over_a_block_at_a_time(
     for line in (b"{}\n", b"x\n"):
         live.write_bytes(line * 2_000_000)
         looked_at = 0
-        assert search(hive, BEE, "absent", max_line) == []
+        assert search(hive, BEE, "absent", max_line, lighthouses=DEFAULTS) == []
         assert looked_at == 0, (line, looked_at)
-        assert show(hive, BEE, [2_000_001], max_line).problems == [
+        assert show(hive, BEE, [2_000_001], max_line, lighthouses=DEFAULTS).problems == [
             f"no entry #2000001 for bee {BEE!r}: its history holds 2000000 lines"]
         assert looked_at == 0, (line, looked_at)
 
@@ -236,4 +240,4 @@ def test_blocks_of_odd_lines_keep_every_seq(history: list[str | bytes], chunk: i
         needles = sorted((seq for seq, r in records.items()
                           if isinstance(r, Entry) and r.question == "needle"), reverse=True)
         assert [hit.entry.seq for hit in search(hive.path, BEE, "needle", MAX_LINE,
-                                                limit=200)] == needles
+                                                lighthouses=DEFAULTS, limit=200)] == needles

@@ -17,6 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from horizon.core.entries import Entry
+from horizon.core.settings import HorizonSettings
 from horizon.engine.bee_engine import BeeEngine
 from horizon.engine.recall import show
 from horizon.hive.history import History
@@ -41,6 +42,8 @@ lines = st.one_of(
     st.just(b"x" * (MAX_LINE + 1)),  # too long
 )
 batches = st.lists(lines, min_size=1, max_size=4)
+
+DEFAULTS = HorizonSettings()  # the lighthouse rule of a bee with no settings
 
 
 @dataclass
@@ -266,7 +269,7 @@ def test_every_seq_is_found_as_a_full_read_gives_it(history: list[Step], crash: 
             gone = [seq for seq in named if seq not in records]
             if gone:
                 event("the view holds lines of a replaced journal")
-            showing = show(hive.path, BEE, named, MAX_LINE)
+            showing = show(hive.path, BEE, named, MAX_LINE, lighthouses=DEFAULTS)
             assert [shown.entry for shown in showing.shown] == [
                 records[seq] for seq in named if seq in records]
             assert all(isinstance(records[seq], Entry) for seq in named if seq in records)

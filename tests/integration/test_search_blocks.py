@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from horizon.core.entries import Entry
 from horizon.core.recall import has_words, query_words
+from horizon.core.settings import HorizonSettings
 from horizon.engine.recall import search
 from horizon.hive import journal
 from horizon.hive.history import History
@@ -27,6 +28,8 @@ texts = st.lists(st.sampled_from([*WORDS, "a", "le", "the", " ", "’", "\u2028"
 entries = st.tuples(texts, texts, st.booleans())  # question, answer, escaped JSON
 odd_lines = st.sampled_from([b"", b"   ", b"not json", b'{"ts": 1}', b"x" * (MAX_LINE + 1)])
 steps = st.lists(st.one_of(entries, entries, entries, odd_lines), min_size=1, max_size=40)
+
+DEFAULTS = HorizonSettings()  # the lighthouse rule of a bee with no settings
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +68,8 @@ def test_a_search_finds_what_matching_every_entry_finds(
                  if isinstance(record, Entry)
                  and has_words(query_words(words), record.question, record.answer)]
         expected = sorted((record.seq for record in every), reverse=True)[:200]
-        found = [hit.entry.seq for hit in search(hive.path, BEE, words, MAX_LINE, limit=200)]
+        found = [hit.entry.seq for hit in search(hive.path, BEE, words, MAX_LINE,
+                                                 lighthouses=DEFAULTS, limit=200)]
         assert found == expected
 
 
@@ -87,6 +91,7 @@ def test_a_range_read_late_within_a_block_passed_over_keeps_its_place(tmp_path: 
         stale.close()
     [late] = read_manifest(hive.window, BEE).late
     assert (late.first_seq, late.last_seq) == (6, 6)
-    assert [hit.entry.seq for hit in search(hive.path, BEE, "ete", MAX_LINE)] == [6]
-    assert [hit.entry.seq for hit in search(hive.path, BEE, "b", MAX_LINE)] == [
-        11, 10, 9, 8, 7]
+    assert [hit.entry.seq for hit in search(hive.path, BEE, "ete", MAX_LINE,
+                                            lighthouses=DEFAULTS)] == [6]
+    assert [hit.entry.seq for hit in search(hive.path, BEE, "b", MAX_LINE,
+                                            lighthouses=DEFAULTS)] == [11, 10, 9, 8, 7]

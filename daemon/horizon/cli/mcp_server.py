@@ -112,6 +112,7 @@ def command(args: argparse.Namespace) -> int:
         try:
             with reported():
                 showing = show_entries(bee.hive, bee.name, seqs, bee.max_line_bytes,
+                                       lighthouses=bee.effective.horizon,
                                        max_chars=max_chars, offset=offset)
         except UserError as error:
             raise ToolError(str(error)) from None
@@ -139,7 +140,7 @@ def command(args: argparse.Namespace) -> int:
         try:
             with reported():
                 hits = search_history(bee.hive, bee.name, query, bee.max_line_bytes,
-                                      limit=limit)
+                                      lighthouses=bee.effective.horizon, limit=limit)
         except (RecallError, UserError) as error:
             raise ToolError(str(error)) from None
         if not hits:

@@ -62,7 +62,8 @@ def show(args: argparse.Namespace) -> int:
     bee = bee_for(args)
     with reported():
         showing = show_entries(bee.hive, bee.name, args.seqs, bee.max_line_bytes,
-                               max_chars=args.max_chars, offset=args.offset)
+                               lighthouses=bee.effective.horizon, max_chars=args.max_chars,
+                               offset=args.offset)
     if args.json:
         print(json.dumps([shown_json(shown) for shown in showing.shown], ensure_ascii=False,
                          indent=2))
@@ -86,7 +87,8 @@ def search(args: argparse.Namespace) -> int:
     try:
         with reported():
             hits = search_history(bee.hive, bee.name, args.query, bee.max_line_bytes,
-                                  pattern=args.regex, limit=args.limit)
+                                  lighthouses=bee.effective.horizon, pattern=args.regex,
+                                  limit=args.limit)
     except RecallError as error:
         raise UserError(str(error)) from None
     if args.json:

@@ -25,7 +25,9 @@ from horizon.core.recall import (
     query_words,
     window,
 )
+from horizon.core.settings import HorizonSettings
 from horizon.core.text import clean
+from horizon.core.zones import is_lighthouse
 from horizon.hive.history import History, HistoryChanged, KeepBlock
 
 SEARCH_LIMIT = 20
@@ -54,17 +56,27 @@ class Showing:
     problems: list[str] = field(default_factory=list)  # one line per seq not shown
 
 
+def marked(entry: Entry, settings: HorizonSettings) -> Entry:
+    """The entry with the lighthouse mark the view gives it (`zones.is_lighthouse`: the
+    runtime's `phare`, an operator's flag, or a conversation from a listed asker)."""
+    lighthouse = is_lighthouse(entry, settings)
+    return entry if lighthouse == entry.phare else msgspec.structs.replace(
+        entry, phare=lighthouse)
+
+
 def show(hive: Path, bee: str, seqs: Iterable[int], max_line_bytes: int, *,
-         max_chars: int = SHOW_MAX_CHARS, offset: int = 0) -> Showing:
+         lighthouses: HorizonSettings, max_chars: int = SHOW_MAX_CHARS,
+         offset: int = 0) -> Showing:
     """The entries given `seqs`, in the order asked (each once), each its text's window
-    from `offset`; a seq that is unknown or was rejected is a problem, said with why."""
+    from `offset` and marked a lighthouse as `lighthouses` (the bee's settings) make it;
+    a seq that is unknown or was rejected is a problem, said with why."""
     asked = list(dict.fromkeys(seqs))
     found, highest = _steady(lambda: History(hive, bee, max_line_bytes).find(asked))
     showing = Showing()
     for seq in asked:
         record = found.get(seq)
         if isinstance(record, Entry):
-            showing.shown.append(window(record, max_chars, offset))
+            showing.shown.append(window(marked(record, lighthouses), max_chars, offset))
         elif isinstance(record, Rejection):
             detail = f": {record.detail}" if record.detail else ""
             showing.problems.append(f"#{seq} of {bee} was rejected ({record.reason.value}"
@@ -78,10 +90,12 @@ def show(hive: Path, bee: str, seqs: Iterable[int], max_line_bytes: int, *,
     return showing
 
 
-def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bool = False,
+def search(hive: Path, bee: str, query: str, max_line_bytes: int, *,
+           lighthouses: HorizonSettings, pattern: bool = False,
            limit: int = SEARCH_LIMIT) -> list[Hit]:
     """The newest `limit` entries whose question or answer holds every word of `query`
-    (folded), or match it as a regular expression; newest first."""
+    (folded), or match it as a regular expression; newest first, each marked a
+    lighthouse as `lighthouses` (the bee's settings) make it."""
     if not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise RecallError(f"limit {limit} is out of range: from 1 to {SEARCH_LIMIT_MAX}")
     match = _pattern_match(query) if pattern else _words_match(query)
@@ -94,7 +108,7 @@ def search(hive: Path, bee: str, query: str, max_line_bytes: int, *, pattern: bo
         history = History(hive, bee, max_line_bytes)
         return _newest(history.entries(keep, keep_block), match, limit)
 
-    return _steady(newest)
+    return [Hit(marked(hit.entry, lighthouses), hit.excerpt) for hit in _steady(newest)]
 
 
 def _block_test(keep: Callable[[int, bytes], bool]) -> KeepBlock:

@@ -195,7 +195,9 @@ class EntryPage:
 def entry_page(site: Site, index: int, bee_name: str, seq: int, offset: int = 0) -> EntryPage:
     hive = site.hive(index)
     bee = require_bee(hive, bee_name)
+    effective, _ = bee_settings(site, hive, bee)
     showing: Showing = show_entries(hive, bee, [seq], site.config.max_line_bytes,
+                                    lighthouses=effective.horizon,
                                     max_chars=ENTRY_MAX_CHARS, offset=offset)
     shown = showing.shown[0] if showing.shown else None
     return EntryPage(index, hive, bee, seq, shown, showing.problems, offset, ENTRY_MAX_CHARS)
