@@ -63,11 +63,14 @@ The probes (target in brackets):
 - mission_present [100 %]: the bee's mission, whitespace folded;
 - next_step_placeholder [0]: checkpoints whose Next step reads "reprendre après", "voir le
   condensé", "resume after" or "see the condensed";
-- view_fill [75 %, median]: len(handoff.md) / cap at every pass once the session is longer
-  than the cap;
+- view_fill [reported, no target]: len(handoff.md) / cap at every pass once the session is
+  longer than the cap, median and minimum. The old eval held it to 75 %; these sessions'
+  10-100 KB tool outputs fill net alone, and the next exchange pushes them out (net's
+  rule): what the fill measures then is the session's shape, not what the view keeps;
 - folds_per_100_evictions [<= 20]: over the whole run;
 - read_only_tickets_in_flight [0]: a ticket named so far only in folded tool outputs (a git
-  log, a grep), never opened, is the first ticket of a Work in progress line;
+  log, a grep), never opened nor parked by the bee in a folded exchange, is the first
+  ticket of a Work in progress line;
 - failed_reads_listed [0]: a folded read that exited non-zero (a grep finding nothing, a
   missing file) has its #seq on an Errors line (a read is never a failure, SPEC section 4).
 A probe with nothing to measure at a checkpoint is skipped there.
@@ -237,7 +240,7 @@ PROBES = (
     Probe("view_over_cap", "count", 0, "0 passes", None),
     Probe("mission_present", "ratio", 1.0, "100 %", MISSION),
     Probe("next_step_placeholder", "count", 0, "0", NEXT),
-    Probe("view_fill", "value", 0.75, ">= 75 % (median)", None),
+    Probe("view_fill", "value", 0.0, "reported", None),
     Probe("folds_per_100_evictions", "value", 20, "<= 20", None),
     Probe("read_only_tickets_in_flight", "count", 0, "0", WORK),
     Probe("failed_reads_listed", "count", 0, "0", ERRORS),
@@ -477,7 +480,8 @@ def check_tickets(result: Play, cp: int, view: View, folded: set[int]) -> None:
                          f"{[q for q in ticket.openings if q <= cp]}, not closed"
                          f"{', negated closings ' + str(negated) if negated else ''})",
                          view)
-        elif any(seq in folded for seq in ticket.read_only):
+        elif (any(seq in folded for seq in ticket.read_only)
+              and not any(seq in folded for seq in ticket.parked)):
             result.violation("read_only_tickets_in_flight", cp, in_flight_line(ticket.name),
                              f"not in flight: {ticket.name}, only named in tool outputs "
                              f"{[q for q in ticket.read_only if q <= cp]}", view)
@@ -551,7 +555,7 @@ def measure(probe_: Probe, tally: Tally, plays: list[Play]) -> dict[str, Any]:
     elif probe_.name == "view_fill":
         fills = [f for p in plays for f in p.fills]
         median = round(statistics.median(fills), 4) if fills else None
-        row |= {"measured": median, "met": None if median is None else median >= probe_.target,
+        row |= {"measured": median, "met": None,  # reported: no target (see the docstring)
                 "passes": len(fills), "min": round(min(fills), 4) if fills else None}
     elif probe_.name == "folds_per_100_evictions":
         evictions, folds = sum(p.evictions for p in plays), sum(p.folds for p in plays)

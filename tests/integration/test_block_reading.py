@@ -6,6 +6,7 @@ future), the block size, and where time-bound slices stop."""
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 from pathlib import Path
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 from horizon.core.entries import Entry, Rejection, _decode_wire, decode_block, decode_line
 from horizon.hive import journal
 from horizon.hive.journal import Checkpoint, line_hash
-from horizon.hive.manifest import read_manifest
+from horizon.hive.layout import archive_name
+from horizon.hive.manifest import Late, Rotated, Sealed, append_records, read_manifest
 from horizon.hive.reader import JournalReader
 
 BEE = "b"
@@ -158,3 +160,87 @@ def test_a_time_bound_slice_stops_inside_a_block_after_whole_lines(tmp_path: Pat
         records += list(reader)
     assert [record.seq for record in records] == list(range(1, 201))
     assert msgspec.to_builtins(records[-1])["question"] == "q199"
+
+
+# -- blocks of plain lines, each guard of the one-call path reached --------------------------
+
+def plain_line(seq_hint: int, ts: float, answer_size: int) -> bytes:
+    """A line the one-call path takes: compact, one object, epoch seconds."""
+    return line_of({"ts": ts, "type": "task", "question": f"q{seq_hint}",
+                    "answer": "a" * answer_size}, spaced=False)
+
+
+plain_journals = st.lists(
+    st.tuples(st.floats(NOW - 9e5, NOW + 9e5),  # some in the future: clamped
+              st.sampled_from([5, 20, MAX_LINE - 60, MAX_LINE + 10])),  # some too long
+    min_size=1, max_size=40)
+
+
+@pytest.mark.parametrize("chunk", [300, 1 << 20])
+@given(journal=plain_journals, flagged=st.sets(st.integers(1, 45)),
+       stale=st.sets(st.integers(1, 45)), later=st.floats(0, 2e6))
+@settings(max_examples=150, deadline=None)
+def test_plain_blocks_holding_flags_clamps_and_long_lines_read_as_lines(
+        chunk: int, journal: list[tuple[float, int]], flagged: set[int], stale: set[int],
+        later: float) -> None:
+    """Blocks of lines that are each one plain object, among them a line over
+    max_line_bytes, a flagged seq and a future `ts`; read again from the start later (a
+    rebuild), when that `ts` is no longer in the future but its clamp is recorded."""
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal, "CHUNK", chunk)
+        window = Path(folder) / "hive" / "window"
+        window.mkdir(parents=True)
+        lines = [plain_line(n, ts, size) for n, (ts, size) in enumerate(journal)]
+        (window / f"{BEE}-messages.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
+        flags = {seq: line_hash(lines[seq - 1]) if seq not in stale else "0" * 24
+                 for seq in flagged if seq <= len(lines)}
+        manifest = read_manifest(window, BEE)
+        for read_time in (NOW, NOW + later):  # the second reading finds the clamps
+            found = []
+            for keep_all in (True, False):
+                reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, read_time,
+                                       copy.deepcopy(manifest), flags, set())
+                if keep_all:
+                    reader.keep = lambda _seq, _raw: True  # the line-at-a-time reading
+                found.append((list(reader), reader.checkpoint, reader.notes.records,
+                              reader.notes.matched_flags, reader.notes.mismatched_flags))
+                if not keep_all:
+                    manifest = reader.manifest
+            assert found[1] == found[0]
+
+
+@pytest.mark.parametrize("chunk", [200, 1 << 20])
+@given(before=st.integers(1, 5), late=st.integers(1, 4), read_first=st.integers(0, 12),
+       after=st.integers(1, 12))
+@settings(max_examples=60, deadline=None)
+def test_late_ranges_read_by_blocks_as_by_lines(chunk: int, before: int, late: int,
+                                                read_first: int, after: int) -> None:
+    """Lines a writer appended to a rotated segment were read out of order between two
+    lines of the new live journal: a rebuild gives them their recorded seqs in the middle
+    of a block of plain lines, and so does reading that block in one call."""
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal, "CHUNK", chunk)
+        window = Path(folder) / "hive" / "window"
+        (window / "archive").mkdir(parents=True)
+        segment = window / "archive" / archive_name(BEE, 1)
+        rotated = b"".join(plain_line(n, NOW - 60, 10) + b"\n" for n in range(before))
+        appended = b"".join(plain_line(100 + n, NOW - 60, 10) + b"\n" for n in range(late))
+        segment.write_bytes(rotated + appended)
+        live = [plain_line(200 + n, NOW - 60, 10) for n in range(read_first + after)]
+        (window / f"{BEE}-messages.jsonl").write_bytes(b"".join(line + b"\n" for line in live))
+        first = before + min(read_first, len(live)) + 1
+        append_records(window, BEE, [
+            Rotated(segment.name, segment.stat().st_ino, len(rotated), before),
+            Late(segment.name, len(rotated), len(rotated) + len(appended), first,
+                 first + late - 1),
+            Sealed(segment.name, len(rotated) + len(appended))])
+        readings = []
+        for keep_all in (True, False):
+            reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, NOW,
+                                   read_manifest(window, BEE), {}, set())
+            if keep_all:
+                reader.keep = lambda _seq, _raw: True
+            readings.append([(record.seq, msgspec.to_builtins(record))
+                             for record in reader])
+        assert readings[1] == readings[0]
+        assert [seq for seq, _ in readings[0]] == list(range(1, before + late + len(live) + 1))

@@ -124,3 +124,30 @@ def test_settling_twice_owes_nothing_the_second_time() -> None:
     once = msgspec.to_builtins(zones)
     settle(zones, owing)
     assert msgspec.to_builtins(zones) == once
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(5, 60), st.sampled_from([600.0, 1800.0, 3600.0]), st.floats(1.5, 6),
+       st.lists(st.integers(1, 20), min_size=1, max_size=6), st.floats(0.3, 3))
+def test_a_later_pass_finds_nets_oldest_aged_behind_a_fresh_one(
+        count: int, gap: float, age: float, chunks: list[int], hours: float) -> None:
+    """Net holds exchanges a `gap` apart, its budget wide; each pass comes `hours` later,
+    so its oldest exchanges age out while the newest of the older ones is still fresh: a
+    pass that defers its text work must not take net for unaged from that one alone."""
+    entries = [Entry(seq=seq, instant=START + seq * gap, type="task", question=f"q{seq}",
+                     answer="a " * 20) for seq in range(1, count + 1)]
+    horizon = HorizonSettings(actif=True, budget_net=60_000, age_net_heures=age)
+    eager, lazy = Zones(), Zones()
+    start = 0
+    for size in [*chunks, count]:
+        chunk = entries[start:start + size]
+        start += len(chunk)
+        if not chunk:
+            continue
+        now = chunk[-1].instant + hours * 3600  # each pass a little after its lines
+        truncation = Truncation(horizon.ligne_max)
+        apply(eager, copy.deepcopy(chunk), Context(BEE, horizon, truncation, now, None))
+        owing = Context(BEE, horizon, truncation, now, None, deferred=Deferred())
+        apply(lazy, copy.deepcopy(chunk), owing)
+        settle(lazy, owing)
+        assert msgspec.to_builtins(lazy) == msgspec.to_builtins(eager)

@@ -20,7 +20,7 @@ from horizon.core.render import BlockMemo, render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Changes, Context, Zones, settle, sweep
+from horizon.core.zones import Changes, Context, Zones, replace_condensed, settle, sweep
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 
 BEE = "mia"
@@ -200,3 +200,26 @@ def test_a_step_records_evictions_and_folds() -> None:
     changes = apply(zones, entries, ctx)
     assert changes.evicted and changes.folded and changes.folds >= 1
     assert all(isinstance(item, Item) for item in zones.net)
+
+
+@given(histories(), horizon_settings(), missions, st.data())
+def test_a_block_is_made_again_when_its_marks_change_in_place(
+        entries: list[Entry], settings: HorizonSettings, mission: str | None,
+        data: st.DataObject) -> None:
+    """A model's condensation can be the very text truncation kept (the same string), yet
+    its label changes (`Réponse condensée`); a lighthouse mark can change on the item a
+    block was made of. The memo makes such a block again: the view equals a fresh one."""
+    zones = build(entries, settings, mission, later(entries, 1))
+    memo: BlockMemo = {}
+    render(zones, BEE, settings, mission, memo)
+    held = zones.condense + zones.net
+    changed = data.draw(st.lists(st.sampled_from(held), unique_by=id), label="changed"
+                        ) if held else []
+    for item in changed:
+        if item in zones.condense and data.draw(st.booleans(), label="by a model"):
+            replace_condensed(zones, item.seq, item.content, item.answer, "ollama/m",
+                              settings)
+        else:
+            item.lighthouse = not item.lighthouse
+    assert render(zones, BEE, settings, mission, memo) == render(zones, BEE, settings,
+                                                                 mission)

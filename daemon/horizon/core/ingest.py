@@ -120,8 +120,9 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
 def _plain_run(zones: Zones, entries: Sequence[Entry], ctx: Context) -> bool:
     """Whether every step of `entries` takes net's plain path: a pass deferring its text
     work with truncation alone, the horizon on, no floor in net, seqs after everything
-    held and rising (so what leaves net goes to condensé's end), and no exchange, held
-    or new, older than the age limit."""
+    held and rising, and no exchange, held or new, older than the age limit. (What
+    leaves net enters condensé as a step puts it there, in seq order: after an exchange
+    that aged out before older ones, it is inserted, not appended.)"""
     settings = ctx.settings
     if (ctx.deferred is None or ctx.upgrades is not None or not settings.actif
             or not isinstance(ctx.summarizer, Truncation)
@@ -130,8 +131,6 @@ def _plain_run(zones: Zones, entries: Sequence[Entry], ctx: Context) -> bool:
     seqs = list(map(_SEQ, entries))
     if not all(map(operator.lt, seqs, seqs[1:])):
         return False
-    if zones.net and zones.condense and zones.net[0].seq < zones.condense[-1].seq:
-        return False  # an aged exchange went ahead of older ones: condensé inserts
     limit = age_limit(settings, ctx.now)
     return (min(map(_INSTANT, entries)) >= limit
             and (not zones.net or min(map(_INSTANT, zones.net)) >= limit))

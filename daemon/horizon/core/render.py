@@ -284,7 +284,10 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
         parts.cuts.append({"step": 0, "seq": last.seq})
     before = parts.zone_sizes()
     cuts = len(parts.cuts)
-    _hard_cut(parts, settings.cap, last, sum(before.values()))
+    # The operator's words go last: while one is left out for room, no ordinary condensed
+    # entry is shown either.
+    quote_left_out = len(recit.paroles) < len(zones.recit.paroles)
+    _hard_cut(parts, settings.cap, last, sum(before.values()), quote_left_out)
     text = parts.text()
     guarded = bound_text(text, settings.cap)
     after = parts.zone_sizes() if len(parts.cuts) != cuts else before
@@ -293,15 +296,19 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
                 cap=settings.cap)
 
 
-def _hard_cut(parts: _Parts, cap: int, last: Item | None, size: int) -> None:
+def _hard_cut(parts: _Parts, cap: int, last: Item | None, size: int,
+              quote_left_out: bool) -> None:
     """While over the cap (the view being `size` long), remove the least precious first
-    (steps 1 to 5 of the hard cut), every size known by arithmetic."""
+    (steps 1 to 5 of the hard cut), every size known by arithmetic; every ordinary
+    condensed entry when a quote was left out for room (step 1)."""
     for item in [item for item in parts.condense if not item.lighthouse]:
-        if size <= cap:
+        if size <= cap and not quote_left_out:
             return
         parts.condense.remove(item)
         size -= len(parts.condensed_texts[item.seq])
         parts.cuts.append({"step": 1, "seq": item.seq})
+    if size <= cap:
+        return
     for section in RECIT_CUT_ORDER:
         if size <= cap:
             return
