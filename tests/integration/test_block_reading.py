@@ -177,11 +177,11 @@ plain_journals = st.lists(
 
 
 @pytest.mark.parametrize("chunk", [300, 1 << 20])
-@given(journal=plain_journals, flagged=st.sets(st.integers(1, 45)),
+@given(history=plain_journals, flagged=st.sets(st.integers(1, 45)),
        stale=st.sets(st.integers(1, 45)), later=st.floats(0, 2e6))
 @settings(max_examples=150, deadline=None)
 def test_plain_blocks_holding_flags_clamps_and_long_lines_read_as_lines(
-        chunk: int, journal: list[tuple[float, int]], flagged: set[int], stale: set[int],
+        chunk: int, history: list[tuple[float, int]], flagged: set[int], stale: set[int],
         later: float) -> None:
     """Blocks of lines that are each one plain object, among them a line over
     max_line_bytes, a flagged seq and a future `ts`; read again from the start later (a
@@ -190,7 +190,7 @@ def test_plain_blocks_holding_flags_clamps_and_long_lines_read_as_lines(
         patch.setattr(journal, "CHUNK", chunk)
         window = Path(folder) / "hive" / "window"
         window.mkdir(parents=True)
-        lines = [plain_line(n, ts, size) for n, (ts, size) in enumerate(journal)]
+        lines = [plain_line(n, ts, size) for n, (ts, size) in enumerate(history)]
         (window / f"{BEE}-messages.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
         flags = {seq: line_hash(lines[seq - 1]) if seq not in stale else "0" * 24
                  for seq in flagged if seq <= len(lines)}

@@ -232,7 +232,7 @@ def assert_recall_agrees_with_a_full_read(hive: Hive, capsys: pytest.CaptureFixt
     assert history.find([size + 1]) == ({}, size)
     assert list(History(hive.path, BEE, MAX_LINE).entries()) == list(records.values())
 
-    showing = show(hive.path, BEE, reversed(every), MAX_LINE)
+    showing = show(hive.path, BEE, reversed(every), MAX_LINE, lighthouses=DEFAULTS)
     assert [shown.entry for shown in showing.shown] == list(reversed(entries.values()))
     assert len(showing.problems) == len(rejected) + len(gone)
 
@@ -724,7 +724,7 @@ def test_a_runaway_pattern_is_stopped_with_a_clear_message(tmp_path: Path,
     assert "Traceback" not in err and len(err.splitlines()) == 1
     assert err.startswith("horizon: the regular expression ran away on #3")
     with pytest.raises(RecallError, match="ran away"):
-        search(hive.path, BEE, "(x+x+)+y", MAX_LINE, pattern=True)
+        search(hive.path, BEE, "(x+x+)+y", MAX_LINE, lighthouses=DEFAULTS, pattern=True)
 
 
 @pytest.mark.parametrize(("query", "extra", "said"), [
@@ -772,7 +772,7 @@ def every_recall(hive: Hive, capsys: pytest.CaptureFixture[str]) -> None:
                  ["search", "ques.ion", "--regex"]):
         code, out, err = hive.cli(capsys, argv[0], str(hive.path), BEE, *argv[1:])
         assert code in (0, 1) and out, (argv, err)
-    show(hive.path, BEE, map(int, seqs), MAX_LINE)
+    show(hive.path, BEE, map(int, seqs), MAX_LINE, lighthouses=DEFAULTS)
     search(hive.path, BEE, "question", MAX_LINE, lighthouses=DEFAULTS)
 
 
