@@ -13,9 +13,11 @@ import copy
 import hashlib
 
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
+from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
-from horizon.core.facts import sections_of, signals_of
+from horizon.core.facts import is_passing_word, sections_of, signals_of
 from horizon.core.labels import Labels
+from horizon.core.outcomes import same_family
 from horizon.core.recit import (
     FREE_SECTIONS,
     Heard,
@@ -37,14 +39,8 @@ from horizon.core.records import (
     Ticket,
 )
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import (
-    CLOSES,
-    OPENS,
-    dropped_words,
-    is_passing_word,
-    subject_words,
-)
 from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
+from horizon.core.tickets import CLOSES, OPENS
 from horizon.core.turns import append_turns
 from horizon.core.zones import Zones, is_lighthouse
 
@@ -129,17 +125,61 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
             mission)
 
 
-def _resolves(success: Signals, failure: Failure, path: str | None) -> bool:
-    """Whether a successful call resolves a failure's record (of a failing test path when
-    `path` is given): the same command run again; for a test run's failure, a whole-suite
-    run, or for a test path, a test run covering it."""
-    if success.command is None or success.failure is not None:
-        return False
+def _success_on(record: Failure, success: Signals, path: str | None) -> Failure | None:
+    """A failure's record after a newer successful call: gone when the call is the same
+    call, a whole-suite run of its family, or (for a failing test file) a test run naming
+    the file or its folder; with the tests that passed taken out of its failing tests."""
+    if success.tests is None:
+        return None if success.key == record.key else record
+    if success.key == record.key or (success.whole_suite and record.suite
+                                       and same_family(record.suite, success.suite)):
+        return None
     if path is None:
-        return success.command == failure.command or (failure.test and success.whole_suite)
-    return success.tests is not None and (
-        success.whole_suite or success.command == failure.command
-        or any(path == ran or path.startswith(ran + "/") for ran in success.tests))
+        return record
+    if any(path == ran or path.startswith(ran + "/") for ran in success.tests):
+        return None
+    ran = {node for node in success.nodes if node.split("::", 1)[0] == path}
+    if ran and record.nodes:
+        left = tuple(node for node in record.nodes if node not in ran)
+        return Failure(record.seq, record.command, record.key, record.line, record.suite,
+                       left) if left else None
+    return record
+
+
+def _failure_records(pairs: list[tuple[Item, Signals]]) -> tuple[dict[str, Failure],
+                                                                  dict[str, Failure]]:
+    """Each command's and failing test file's record, key by key, the calls read in fold
+    order: a failure newer than the record replaces it, a newer success acts on it."""
+    failures: dict[str, Failure] = {}
+    tests: dict[str, Failure] = {}
+    for item, said in pairs:
+        if said.key is None or said.command is None:
+            continue
+        if said.failure is not None:
+            paths = said.failed_tests or said.tests or tuple(
+                dict.fromkeys(node.split("::", 1)[0] for node in said.nodes))
+            nodes = said.failed_nodes or said.nodes
+            for path in paths:
+                if path not in tests or tests[path].seq < item.seq:
+                    tests[path] = Failure(item.seq, said.command, said.key, said.failure,
+                                          said.suite, tuple(
+                                              n for n in nodes if n.split("::", 1)[0] == path))
+            if not paths and (said.key not in failures
+                              or failures[said.key].seq < item.seq):
+                failures[said.key] = Failure(item.seq, said.command, said.key, said.failure,
+                                             said.suite)
+            continue
+        for key, record in list(failures.items()):
+            if record.seq < item.seq and _success_on(record, said, None) is None:
+                del failures[key]
+        for path, record in list(tests.items()):
+            if record.seq < item.seq:
+                kept = _success_on(record, said, path)
+                if kept is None:
+                    del tests[path]
+                else:
+                    tests[path] = kept
+    return failures, tests
 
 
 def reference_facts(folded: list[Item]) -> Facts:
@@ -154,26 +194,13 @@ def reference_facts(folded: list[Item]) -> Facts:
     pairs = [(item, said) for item, said in zip(folded, signals, strict=True)
              if item.seq > cutoff]
     files: dict[str, int] = {}
-    failures: dict[str, Failure] = {}
-    tests: dict[str, Failure] = {}
+    failures, tests = _failure_records(pairs)
     tickets: dict[str, Ticket] = {}
     decisions = []
     task = step = None
-    for index, (item, said) in enumerate(pairs):
+    for item, said in pairs:
         for path in said.paths:
             files[path] = max(files.get(path, 0), item.seq)
-        after = [later for other, later in pairs[index + 1:] if other.seq > item.seq]
-        if said.command is not None and said.failure is not None:
-            failure = Failure(item.seq, said.command, said.failure, said.tests is not None)
-            keys = said.failed_tests or said.tests or ()
-            for path in keys:
-                if (not any(_resolves(later, failure, path) for later in after)
-                        and (path not in tests or tests[path].seq < item.seq)):
-                    tests[path] = failure
-            if (not keys and not any(_resolves(later, failure, None) for later in after)
-                    and (said.command not in failures
-                         or failures[said.command].seq < item.seq)):
-                failures[said.command] = failure
         for name, state, sentence in said.tickets:
             ticket = tickets.get(name, Ticket(0, 0, 0, ""))
             opened, closed, text = ticket.opened, ticket.closed, ticket.said
@@ -182,8 +209,8 @@ def reference_facts(folded: list[Item]) -> Facts:
             if state == CLOSES:
                 closed = max(closed, item.seq)
             tickets[name] = Ticket(opened, closed, max(ticket.worked, item.seq), text)
-        decisions += [Decision(item.seq, text, subject_words(about), dropped_words(about))
-                      for text, about in said.decisions]
+        decisions += [Decision(item.seq, text, subject_words(about), dropped_words(about),
+                               reverses) for text, about, reverses in said.decisions]
         if said.task is not None and (task is None or task.seq < item.seq):
             task = Stated(item.seq, said.task)
         if said.step is not None and (step is None or step.seq < item.seq):

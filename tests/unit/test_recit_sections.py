@@ -14,7 +14,8 @@ from horizon.core.blocks import Item
 from horizon.core.labels import ENGLISH, FRENCH
 from horizon.core.recit import Recit
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import stated_step, ticket_states
+from horizon.core.statements import stated_step
+from horizon.core.tickets import ticket_states
 from horizon.core.truncation import Truncation
 from horizon.core.zones import Context, compose_recit
 
@@ -138,8 +139,13 @@ def test_a_negated_closing_keeps_a_ticket_in_flight() -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("WX-230 is merged, now on WX-231.", {"WX-230": 2, "WX-231": 1}),
     ("Closed #412; starting BILL-9.", {"#412": 2, "BILL-9": 1}),
-    ("Le ticket WX-230 n'est pas encore corrigé.", {"WX-230": 1}),
-    ("WX-230 will be merged once CI passes.", {"WX-230": 1}),
+    ("Le ticket WX-230 n'est pas encore corrigé.", {"WX-230": 0}),
+    ("WX-230 will be merged once CI passes.", {"WX-230": 0}),
+    ("Done with WX-12, moving to WX-13.", {"WX-12": 2, "WX-13": 1}),
+    ("WX-12 is done except for the docs.", {"WX-12": 0}),
+    ("Moved WX-12 to Done in Jira.", {"WX-12": 2}),
+    ("See issue #88 for the background.", {"#88": 0}),
+    ("The CSV is UTF-8 and each row has a SHA-256 checksum.", {}),
     ("Is WX-230 fixed?", {"WX-230": 0}),
     ("Parking issue 57 for now, back to BILL-9.", {"#57": 1, "BILL-9": 1}),
     ("WX-230, WX-231 and WX-232 are done.", {"WX-230": 2, "WX-231": 2, "WX-232": 2}),

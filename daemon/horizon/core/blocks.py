@@ -24,15 +24,20 @@ class Signals(msgspec.Struct, frozen=True, omit_defaults=True):
     leaves net (condensé then holds only the head of its answer): `facts.signals_of`."""
 
     paths: tuple[str, ...] = ()  # the files it read or changed
-    command: str | None = None  # a call that did more than read: what names it
-    tests: tuple[str, ...] | None = None  # a test run: the test paths it names
-    whole_suite: bool = False  # a test run naming no path and no filter
+    command: str | None = None  # a call that did more than read: its command, as shown
+    key: str | None = None  # what makes a rerun of it the same call
+    tests: tuple[str, ...] | None = None  # a test run: the test files and folders it names
+    nodes: tuple[str, ...] = ()  # the tests (`path::name`) it names
+    suite: str = ""  # the family of a test run (runner and folder): `web:npm`
+    whole_suite: bool = False  # a test run naming no test and no filter
     failure: str | None = None  # the call failed: the line that says so
     failed_tests: tuple[str, ...] = ()  # the test files its output says failed
-    tickets: tuple[tuple[str, int, str], ...] = ()  # name, statements.OPENS..., sentence
+    failed_nodes: tuple[str, ...] = ()  # and the tests among them
+    tickets: tuple[tuple[str, int, str], ...] = ()  # name, tickets.OPENS..., sentence
     step: str | None = None  # the next step it states, or asks for
     step_asker: str | None = None  # who asked for it (an operator's request)
-    decisions: tuple[tuple[str, str], ...] = ()  # what the bee settles, and what about
+    # What the bee settles: each decision, what it is about, whether it reverses one.
+    decisions: tuple[tuple[str, str, bool], ...] = ()
     task: str | None = None  # the task it gives, with no ticket
 
 

@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 import msgspec
 
 from horizon.core.blocks import Item
-from horizon.core.facts import ends, learn_all, sections_of, signals_of
+from horizon.core.facts import ends, is_passing_word, learn_all, sections_of, signals_of
 from horizon.core.recit import Quote, Recit, add_quotes
 from horizon.core.records import RECORD_SPAN
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import is_passing_word
 
 # Quotes waiting for the récit are merged this many at a time, which bounds what they hold.
 QUOTES_HELD = 512

@@ -9,9 +9,18 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+import msgspec
+
 from horizon.core.blocks import Item, Signals
+from horizon.core.decisions import (
+    decisions_stated,
+    dropped_words,
+    same_subject,
+    subject_words,
+)
 from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
 from horizon.core.outcomes import (
+    COMMAND_CHARS,
     TAIL_CHARS,
     command_key,
     covers,
@@ -19,6 +28,7 @@ from horizon.core.outcomes import (
     failure_of,
     is_shell,
     reads_only,
+    same_family,
     tail_lines,
     test_run,
 )
@@ -35,21 +45,9 @@ from horizon.core.records import (
     Stated,
     Ticket,
 )
-from horizon.core.statements import (
-    CLOSES,
-    MENTIONS,
-    OPENS,
-    decisions_stated,
-    dropped_words,
-    is_filler,
-    is_request,
-    same_subject,
-    stated_step,
-    subject_words,
-    ticket_names,
-    ticket_states,
-)
+from horizon.core.statements import is_filler, is_question, is_request, stated_step
 from horizon.core.text import cut, flatten, named_paths
+from horizon.core.tickets import CLOSES, MENTIONS, OPENS, ticket_names, ticket_states
 
 CONVERSATION, TASK, TOOL = "conversation", "task", "tool"
 HEAD_CHARS = 1200  # of an answer, where the bee's words and a file tool's error are
@@ -60,6 +58,7 @@ PATHS_PER_ENTRY = 12
 FILES_PER_ENTRY = 32  # of the runtime's `files`, the ones used
 FILE_CHARS = 200
 ERROR_LINE_CHARS = 160
+COMMAND_SHOWN = COMMAND_CHARS
 DEFAULT_ASKER = "apicultrice"
 # A path without a folder is a file name only with an extension files have.
 _FILE_EXTENSIONS = frozenset({
@@ -69,6 +68,14 @@ _FILE_EXTENSIONS = frozenset({
     "conf", "env", "lock", "sql", "csv", "xml", "html", "htm", "css", "scss", "vue",
     "svelte", "proto", "graphql", "tf", "ipynb", "dockerfile", "makefile", "mk", "gradle",
 })
+
+
+_NOT_FILES = frozenset([
+    "and/or", "either/or", "client/server", "read/write", "input/output", "yes/no",
+    "true/false", "on/off", "w/o", "n/a", "i/o", "tcp/ip", "node.js", "vue.js",
+    "next.js", "react.js", "three.js", "d3.js", "chart.js", "express.js", "nuxt.js",
+    "socket.io", "asp.net", "vb.net", "ado.net",
+])
 
 
 def ends(answer: str) -> str:
@@ -93,9 +100,22 @@ def files_of(item: Item, answer: str) -> tuple[str, ...]:
     head = item.question[:SCANNED_CHARS]
     if not is_call(item):
         head += "\n" + answer[:SCANNED_CHARS]
-    return tuple(path for path in named_paths(head)
-                 if "/" in path or path.rpartition(".")[2].lower() in _FILE_EXTENSIONS
-                 )[:PATHS_PER_ENTRY]
+    return tuple(path for path in named_paths(head) if is_file_path(path))[:PATHS_PER_ENTRY]
+
+
+def is_file_path(path: str) -> bool:
+    """Whether a path-like word names a file: a name with a file's extension, or a path
+    of two folders or more, or from the root or the home; not `and/or`, `TCP/IP`, a
+    branch (`fix/PAY-311`) or a framework (`Node.js`)."""
+    name = path.rpartition("/")[2]
+    stem, dot, extension = name.rpartition(".")
+    if path.lower() in _NOT_FILES or name.lower() in _NOT_FILES:
+        return False
+    if dot and extension.lower() in _FILE_EXTENSIONS and stem:
+        return True
+    if any(part.isupper() for part in path.split("/") if part):
+        return False
+    return path.startswith(("/", "./", "../", "~/")) or path.count("/") >= 2
 
 
 def signals_of(item: Item) -> Signals:
@@ -105,14 +125,18 @@ def signals_of(item: Item) -> Signals:
     paths = files_of(item, answer)
     if is_call(item):
         return _call_signals(item, question, answer, paths)
-    tickets = [*ticket_states(question), *ticket_states(answer)]
+    request = item.lighthouse and item.type == CONVERSATION and is_request(question)
+    # An operator's request or a task gives work: the tickets it names are assigned.
+    assigning = request or (item.type == TASK and not is_filler(question)) or (
+        item.lighthouse and item.type == CONVERSATION and not is_question(question))
+    tickets = [*ticket_states(question, assigning), *ticket_states(answer)]
     step = stated_step(answer)
     asker = None
-    request = item.lighthouse and item.type == CONVERSATION and is_request(question)
     if step is None and request:
         step, asker = flatten(question), item.sender or DEFAULT_ASKER
     task = None
-    if (item.type == TASK or request) and not is_filler(question) and not ticket_names(question):
+    if ((item.type == TASK or request) and not is_filler(question)
+            and not is_question(question) and not ticket_names(question)):
         task = flatten(question)
     return Signals(paths, tickets=_latest(tickets), step=step, step_asker=asker,
                    decisions=tuple(decisions_stated(answer)), task=task)
@@ -126,19 +150,22 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
         return Signals(paths)
     shell = is_shell(item.tool)
     run = test_run(command) if shell else None
+    failure = failure_of(answer, shell, item.tool, command)
     if item.ok is not None:
-        failure = None if item.ok else (failure_of(answer, shell) or _last_line(answer))
-    else:
-        failure = failure_of(answer, shell)
+        failure = None if item.ok else (failure or _last_line(answer))
+    failed = failed_tests(answer) if failure is not None and run is not None else ()
     # A command names its tickets at work; its words may close them (a commit message).
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)
                for name, state, sentence in ticket_states(question)]
+    key = command_key(item.tool, question, paths)
+    shown = command if shell else f"{flatten(item.tool or '')} {paths[0] if paths else command}"
     return Signals(
-        paths, command_key(item.tool, question, paths),
-        tests=None if run is None else run.paths,
+        paths, shown[:COMMAND_SHOWN], key,
+        tests=None if run is None else run.paths, nodes=() if run is None else run.nodes,
+        suite="" if run is None else run.family,
         whole_suite=run is not None and run.whole_suite, failure=failure,
-        failed_tests=failed_tests(answer) if failure is not None and run is not None else (),
-        tickets=_latest(tickets))
+        failed_tests=tuple(dict.fromkeys(path for path, _ in failed)),
+        failed_nodes=tuple(node for _, node in failed if node), tickets=_latest(tickets))
 
 
 def _last_line(answer: str) -> str:
@@ -147,9 +174,13 @@ def _last_line(answer: str) -> str:
 
 
 def _latest(states: list[tuple[str, int, str]]) -> tuple[tuple[str, int, str], ...]:
-    """Each ticket's last statement in the exchange (the answer comes after the question)."""
+    """Each ticket's last statement in the exchange (the answer comes after the question);
+    a mere mention does not undo an opening or a closing said before it."""
     latest: dict[str, tuple[str, int, str]] = {}
     for state in states:
+        said = latest.get(state[0])
+        if said is not None and state[1] == MENTIONS and said[1] != MENTIONS:
+            continue
         latest.pop(state[0], None)
         latest[state[0]] = state
     return tuple(latest.values())
@@ -181,9 +212,9 @@ class _Learning:
             self._ran(seq, signals)
         for name, state, sentence in signals.tickets:
             self._ticket(seq, name, state, sentence)
-        for text, about in signals.decisions:
+        for text, about, reverses in signals.decisions:
             self.decisions.append(Decision(seq, text, subject_words(about),
-                                           dropped_words(about)))
+                                           dropped_words(about), reverses))
             if len(self.decisions) > DECISIONS_KEPT:
                 self.decisions.remove(min(self.decisions,
                                           key=lambda decision: (decision.seq, decision.text)))
@@ -194,32 +225,50 @@ class _Learning:
 
     def _ran(self, seq: int, signals: Signals) -> None:
         """A call that did more than read: a failure opens, a success resolves the older
-        failures of the same command, of the test paths it covers, or of every test."""
-        command = signals.command
-        assert command is not None
+        failures of the same call, of the test files and tests it covers, or of every
+        test of its family."""
+        key, command = signals.key, signals.command
+        assert key is not None and command is not None
         if signals.failure is not None:
-            failed = Failure(seq, command, signals.failure, signals.tests is not None)
-            paths = signals.failed_tests or signals.tests or ()
+            paths = signals.failed_tests or signals.tests or tuple(
+                dict.fromkeys(node.split("::", 1)[0] for node in signals.nodes))
+            nodes = signals.failed_nodes or signals.nodes
             for path in paths:
+                failed = Failure(seq, command, key, signals.failure, signals.suite,
+                                 tuple(node for node in nodes
+                                       if node.split("::", 1)[0] == path))
                 if path not in self.tests or self.tests[path].seq < seq:
                     self.tests[path] = failed
                     _keep_newest(self.tests, FAILURES_KEPT, _SEQ_OF)
-            if not paths and (command not in self.failures or self.failures[command].seq < seq):
-                self.failures[command] = failed
+            if not paths and (key not in self.failures or self.failures[key].seq < seq):
+                self.failures[key] = Failure(seq, command, key, signals.failure,
+                                             signals.suite)
                 _keep_newest(self.failures, FAILURES_KEPT, _SEQ_OF)
             return
-        older = self.failures.get(command)
+        older = self.failures.get(key)
         if older is not None and older.seq < seq:
-            del self.failures[command]
+            del self.failures[key]
         if signals.tests is None:
             return
-        for key, failure in list(self.failures.items()):
-            if signals.whole_suite and failure.test and failure.seq < seq:
-                del self.failures[key]
+        for failed_key, failure in list(self.failures.items()):
+            if (signals.whole_suite and same_family(failure.suite, signals.suite)
+                    and failure.seq < seq):
+                del self.failures[failed_key]
         for path, failure in list(self.tests.items()):
-            if failure.seq < seq and (signals.whole_suite or failure.command == command
-                                      or any(covers(ran, path) for ran in signals.tests)):
+            if failure.seq >= seq:
+                continue
+            if ((signals.whole_suite and same_family(failure.suite, signals.suite))
+                    or failure.key == key
+                    or any(covers(ran, path) for ran in signals.tests)):
                 del self.tests[path]
+                continue
+            ran = {node for node in signals.nodes if node.split("::", 1)[0] == path}
+            if ran and failure.nodes:  # some of its tests passed: those left still fail
+                left = tuple(node for node in failure.nodes if node not in ran)
+                if left:
+                    self.tests[path] = msgspec.structs.replace(failure, nodes=left)
+                else:
+                    del self.tests[path]
 
     def _ticket(self, seq: int, name: str, state: int, sentence: str) -> None:
         ticket = self.tickets.get(name) or Ticket(0, 0, 0, "")
@@ -256,6 +305,13 @@ class _Learning:
 
 
 _SEQ_OF: Callable[[Failure], int] = operator.attrgetter("seq")
+
+
+def is_passing_word(text: str) -> bool:
+    """Operator words that expire: a question (the bee answered it), words about a ticket
+    (done when the ticket is), or words that only carry on. Standing instructions outlast
+    them."""
+    return is_question(text) or is_filler(text) or bool(ticket_names(text[:1200]))
 _Record = TypeVar("_Record")
 
 
@@ -304,27 +360,38 @@ def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
 
 
 def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
-    """The decisions no newer one on the same subject replaces."""
+    """The decisions no newer one replaces: one on the same subject, or one that says it
+    reverses the decision just before it when it names no subject of an older one."""
     decisions = sorted(decisions, key=lambda decision: (decision.seq, decision.text))
-    return [decision for index, decision in enumerate(decisions)
-            if not any(newer.seq > decision.seq
-                       and same_subject((decision.words, decision.dropped),
-                                        (newer.words, newer.dropped))
-                       for newer in decisions[index + 1:])]
+    replaced: set[int] = set()
+    for index, newer in enumerate(decisions):
+        older = [(at, decision) for at, decision in enumerate(decisions[:index])
+                 if decision.seq < newer.seq]
+        matched = [at for at, decision in older
+                   if same_subject((decision.words, decision.dropped),
+                                   (newer.words, newer.dropped))]
+        if not matched and newer.reverses and older:
+            matched = [older[-1][0]]
+        replaced.update(matched)
+    return [decision for at, decision in enumerate(decisions) if at not in replaced]
 
 
 def _files(files: dict[str, int]) -> dict[str, int]:
-    """Each file once: a bare name is the newest full path that ends with it."""
-    shown = {path: seq for path, seq in files.items() if "/" in path}
-    for path, seq in files.items():
-        if "/" in path:
+    """Each file once: a bare name, or a path a longer one ends with (an absolute path and
+    the same relative one), is the newest full path that ends with it."""
+    shown = dict(files)
+    for path in sorted(files, key=len):
+        if path not in shown:
             continue
-        full = [known for known in shown if known.endswith("/" + path)]
-        if full:
-            newest = max(full, key=lambda known: (shown[known], known))
-            shown[newest] = max(shown[newest], seq)
-        else:
-            shown[path] = seq
+        longer = [known for known in shown if known != path and known.endswith("/" + path)]
+        if not longer:
+            continue
+        if "/" in path:  # relative: the shorter path names the file
+            for known in longer:
+                shown[path] = max(shown[path], shown.pop(known))
+        else:  # a bare name: the newest full path that ends with it
+            newest = max(longer, key=lambda known: (shown[known], known))
+            shown[newest] = max(shown[newest], shown.pop(path))
     return shown
 
 
@@ -339,12 +406,15 @@ def _errors(facts: Facts, colon: str, width: int) -> Iterable[tuple[int, str]]:
 
 
 def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
+    """Tickets in flight, those opened by the same sentence on one line; the task."""
+    said: dict[tuple[int, str], list[str]] = {}
     for name, ticket in facts.tickets.items():
-        if not ticket.in_flight:
-            continue
-        said = flatten(ticket.said)
-        text = said if name in said else f"{name} — {said}"
-        yield ticket.worked, cut(f"#{ticket.worked} {text}", ligne_max)
+        if ticket.in_flight:
+            said.setdefault((ticket.worked, flatten(ticket.said)), []).append(name)
+    for (worked, sentence), names in said.items():
+        missing = [name for name in names if name not in sentence]
+        text = f"{', '.join(missing)} — {sentence}" if missing else sentence
+        yield worked, cut(f"#{worked} {text}", ligne_max)
     if facts.task is not None:
         yield facts.task.seq, cut(f"#{facts.task.seq} {facts.task.text}", ligne_max)
 

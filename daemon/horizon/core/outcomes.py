@@ -8,6 +8,7 @@ its end (a summary line, an exit status), what scrolled by before is the log it 
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 
@@ -15,79 +16,138 @@ from horizon.core.text import flatten
 
 COMMAND_CHARS = 200  # of a command, what keys and shows it
 TAIL_CHARS = 4096  # of an output, where its verdict is
-VERDICT_LINES = 8  # the last non-blank lines of an output that may hold its verdict
+VERDICT_LINES = 12  # the last non-blank lines of an output that may hold its verdict
 
 # Tools that only read, whatever their arguments (Claude Code's, Codex's, common MCP ones).
-_READ_TOOLS = frozenset({
+_READ_TOOLS = frozenset([
     "read", "read_file", "readfile", "view", "view_file", "open_file", "cat", "grep",
-    "glob", "ls", "list", "list_dir", "list_files", "listdir", "find", "find_files", "search",
-    "search_files", "codebase_search", "file_search", "grep_search", "notebookread",
-    "webfetch", "web_fetch", "websearch", "web_search", "fetch", "get_file",
-})
+    "glob", "ls", "list", "list_dir", "list_files", "listdir", "find", "find_files",
+    "search", "search_files", "codebase_search", "file_search", "grep_search",
+    "notebookread", "webfetch", "web_fetch", "websearch", "web_search", "fetch", "get_file",
+    "todoread", "todowrite", "think",
+])
+# Tools whose answer is prose (a subagent's report), not an output with a verdict.
+_PROSE_TOOLS = frozenset(["task", "agent", "subagent", "dispatch_agent", "exitplanmode"])
 # Programs that only read, when they run without an action that writes.
-_READ_PROGRAMS = frozenset({
-    "cat", "head", "tail", "less", "more", "ls", "ll", "tree", "grep", "egrep", "fgrep", "rg",
-    "ag", "ack", "wc", "file", "stat", "which", "whereis", "pwd", "du", "df", "bat", "nl",
-    "diff", "cmp", "realpath", "readlink", "basename", "dirname", "env", "printenv", "id",
-    "whoami", "date", "uname", "jq", "yq", "echo",
-})
-_GIT_READS = frozenset({"diff", "log", "show", "status", "blame", "shortlog", "describe",
-                        "ls-files", "ls-tree", "rev-parse", "reflog", "grep", "whatchanged"})
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint"})
+_READ_PROGRAMS = frozenset([
+    "cat", "head", "tail", "less", "more", "ls", "ll", "tree", "grep", "egrep", "fgrep",
+    "rg", "ag", "ack", "wc", "file", "stat", "which", "whereis", "pwd", "du", "df", "bat",
+    "nl", "diff", "cmp", "realpath", "readlink", "basename", "dirname", "env", "printenv",
+    "id", "whoami", "date", "uname", "jq", "yq", "echo", "cd", "ps", "lsof", "awk", "sort",
+    "uniq", "cut", "tr", "fd", "exa", "eza", "true", "column", "xxd", "od", "hexdump",
+    "md5sum", "sha256sum", "type", "printf", "test", "[",
+])
+# Programs that only read with these subcommands.
+_READ_SUBCOMMANDS = {
+    "git": frozenset(["diff", "log", "show", "status", "blame", "shortlog", "describe",
+                      "ls-files", "ls-tree", "rev-parse", "reflog", "grep", "whatchanged",
+                      "branch", "remote", "config", "cat-file", "ls-remote", "tag",
+                      "stash list"]),
+    "kubectl": frozenset(["get", "describe", "logs", "top", "explain", "version"]),
+    "gh": frozenset(["pr", "issue", "run", "repo", "release", "api", "search", "status"]),
+    "docker": frozenset(["ps", "images", "logs", "inspect", "stats", "version", "info"]),
+    "pip": frozenset(["show", "list", "freeze", "check"]),
+    "pip3": frozenset(["show", "list", "freeze", "check"]),
+    "npm": frozenset(["ls", "list", "view", "outdated", "info", "why", "explain"]),
+    "yarn": frozenset(["list", "info", "why"]),
+    "cargo": frozenset(["tree", "metadata", "search"]),
+    "go": frozenset(["list", "env", "version", "doc"]),
+    "terraform": frozenset(["show", "output", "plan", "validate", "state"]),
+}
+_GH_WRITES = frozenset(["create", "merge", "close", "edit", "comment", "delete", "reopen",
+                        "review", "checkout", "rerun", "cancel", "clone", "fork"])
+_FIND_ACTIONS = frozenset(["-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint"])
 # What runs a program on behalf of another: the program is the word after it.
-_LAUNCHERS = frozenset({"sudo", "time", "nice", "nohup", "env", "command", "exec", "timeout",
-                        "uv", "poetry", "pipenv", "hatch", "pdm", "rye", "npx", "pnpx",
-                        "bunx", "bundle", "run"})
+_LAUNCHERS = frozenset(["sudo", "time", "nice", "nohup", "env", "command", "exec",
+                        "timeout", "npx", "pnpx", "bunx", "xargs"])
+_RUN_LAUNCHERS = {"uv": "run", "poetry": "run", "pipenv": "run", "hatch": "run",
+                  "pdm": "run", "rye": "run", "bundle": "exec", "pnpm": "exec",
+                  "yarn": "dlx"}
 _SHELL_WORDS = ("bash", "shell", "terminal", "command", "exec", "run", "cmd", "console")
+_SHELLS = frozenset(["bash", "sh", "zsh", "dash", "fish", "ksh"])
 
-# A test runner, by its first words (after launchers). The rest of the words are its
-# targets: paths, or filters that narrow it.
+# A test runner, by its first words (after launchers): what family its runs are of (a
+# whole-suite run resolves the failures of its family: `npm test` runs vitest), and the
+# rest are its targets: paths, or filters that narrow it. `make test`, `tox` and the
+# like run whatever a project's tests are: their family resolves every family.
 _TEST_RUNNERS = (
-    ("vitest", "run"), ("vitest", "watch"), ("pytest",), ("py.test",), ("tox",), ("nox",),
-    ("nose2",), ("ward",), ("python", "-m", "pytest"), ("python3", "-m", "pytest"),
-    ("python", "-m", "unittest"), ("python3", "-m", "unittest"), ("jest",), ("vitest",),
-    ("mocha",), ("ava",), ("jasmine",), ("karma",), ("playwright", "test"),
-    ("cypress", "run"), ("go", "test"), ("cargo", "test"), ("cargo", "nextest", "run"),
-    ("cargo", "nextest"), ("npm", "test"), ("npm", "t"), ("npm", "run", "test"),
-    ("yarn", "test"), ("yarn", "run", "test"), ("pnpm", "test"), ("pnpm", "run", "test"),
-    ("bun", "test"), ("deno", "test"), ("make", "test"), ("make", "tests"), ("make", "check"),
-    ("rspec",), ("rake", "test"), ("phpunit",), ("mvn", "test"), ("mvn", "verify"),
-    ("gradle", "test"), ("./gradlew", "test"), ("gradlew", "test"), ("gradle", "check"),
-    ("./gradlew", "check"), ("gradlew", "check"), ("mvn", "package"), ("mvn", "install"),
-    ("dotnet", "test"),
-    ("ctest",), ("bats",), ("mix", "test"), ("swift", "test"), ("zig", "build", "test"),
-    ("prove",), ("busted",), ("flutter", "test"), ("dart", "test"), ("elm-test",),
+    (("vitest", "run"), "js"), (("vitest", "watch"), "js"), (("pytest",), "py"),
+    (("py.test",), "py"), (("python", "-m", "pytest"), "py"),
+    (("python3", "-m", "pytest"), "py"), (("python", "-m", "unittest"), "py"),
+    (("python3", "-m", "unittest"), "py"), (("python", "manage.py", "test"), "py"),
+    (("tox",), "tox"), (("nox",), "nox"), (("nose2",), "py"), (("ward",), "py"),
+    (("jest",), "js"), (("vitest",), "js"), (("mocha",), "js"), (("ava",), "js"),
+    (("jasmine",), "js"), (("karma",), "js"), (("playwright", "test"), "playwright"),
+    (("cypress", "run"), "cypress"), (("go", "test"), "go"), (("cargo", "test"), "cargo"),
+    (("cargo", "nextest", "run"), "cargo"), (("cargo", "nextest"), "cargo"),
+    (("npm", "test"), "js"), (("npm", "t"), "js"), (("npm", "run", "test"), "js"),
+    (("yarn", "test"), "js"), (("yarn", "run", "test"), "js"), (("pnpm", "test"), "js"),
+    (("pnpm", "run", "test"), "js"), (("bun", "test"), "js"), (("bun", "run", "test"), "js"),
+    (("yarn", "jest"), "js"), (("yarn", "vitest"), "js"), (("pnpm", "vitest"), "js"),
+    (("pnpm", "jest"), "js"), (("deno", "test"), "deno"), (("make", "test"), "make"),
+    (("make", "tests"), "make"), (("make", "check"), "make"), (("just", "test"), "just"),
+    (("rspec",), "rspec"), (("rake", "test"), "rake"), (("rails", "test"), "rails"),
+    (("phpunit",), "phpunit"), (("php", "artisan", "test"), "artisan"),
+    (("mvn", "test"), "jvm"), (("mvn", "verify"), "jvm"), (("mvn", "package"), "jvm"),
+    (("mvn", "install"), "jvm"), (("gradle", "test"), "jvm"),
+    (("./gradlew", "test"), "jvm"), (("gradlew", "test"), "jvm"),
+    (("gradle", "check"), "jvm"), (("./gradlew", "check"), "jvm"),
+    (("gradlew", "check"), "jvm"), (("nx", "test"), "nx"), (("turbo", "run", "test"), "turbo"),
+    (("dotnet", "test"), "dotnet"), (("ctest",), "ctest"), (("bats",), "bats"),
+    (("mix", "test"), "mix"), (("swift", "test"), "swift"), (("zig", "build", "test"), "zig"),
+    (("prove",), "prove"), (("busted",), "busted"), (("flutter", "test"), "flutter"),
+    (("dart", "test"), "dart"), (("elm-test",), "elm"),
 )
+# Script names that run tests (`npm run test:unit`, `./gradlew :app:test`, `mvn -q test`).
+_TEST_SCRIPT = re.compile(r"^(?::?[\w-]+:)?tests?(?::[\w-]+)?$|^test[\w:-]*$")
 # Options that narrow a test run to some tests without naming their files.
-_FILTERS = frozenset({"-k", "-m", "--deselect", "--lf", "--last-failed", "--ff", "-run",
-                      "--run", "-t", "--testNamePattern", "-g", "--grep", "--filter",
-                      "--only", "-E", "--exact", "--tests", "--test", "-p", "--package",
-                      "--testPathPattern", "--spec", "-e", "--example"})
+_FILTERS = frozenset(["-k", "-m", "--deselect", "--ff", "-run", "--run", "-t",
+                      "--testNamePattern", "-g", "--grep", "--filter", "--only", "-E", "--exact",
+                      "--tests", "--test", "-p", "--package", "--testPathPattern", "--spec",
+                      "-e", "--example", "-pl", "--projects"])
+# Options that rerun the failures of the run before: a success then resolves them all.
+_RERUN = frozenset(["--lf", "--last-failed", "--onlyFailures", "--only-failures"])
 # Options whose value is the next word (not a target).
-_VALUED = frozenset({"-n", "--numprocesses", "-c", "--config", "--rootdir", "--tb",
+_VALUED = frozenset(["-n", "--numprocesses", "-c", "--config", "--rootdir", "--tb",
                      "--maxfail", "-j", "--jobs", "--timeout", "-C", "--manifest-path",
-                     "--reporter", "-r", "--cov", "--junitxml", "-o", "--workspace",
-                     "--features", "--target", "--count", "--parallel", "-P", "-f", "-v"})
+                     "--reporter", "-r", "--cov", "--junitxml", "-o", "--features", "--target",
+                     "--count", "--parallel", "-P", "-f", "--workers", "--shard", "-w"])
 
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|erreurs?|échecs?|échoué|échouée?s?|failed|failures?|fails|fail|"
     r"exception|traceback|fatal|panic(?:ked)?|denied|refusé|introuvable|not found|aborted|"
     r"segmentation fault|no such file or directory|command not found|\w+error)\b"
     r"|\berr!", re.IGNORECASE)
-# What says a count of failures is nothing: "0 failed", "no errors", "0 errors found".
+# What says a count of failures is nothing: "0 failed", "no errors", "Failed: 0".
 _NO_FAILURE = re.compile(
     r"\b(?:0|zero|no|without|aucune?|sans|pas d')\s+(?:\w+\s+)?(?:errors?|erreurs?|"
-    r"failures?|failed|fails?|issues?|échecs?|problems?)\b", re.IGNORECASE)
+    r"failures?|failed|fails?|issues?|échecs?|problems?)\b|\b(?:errors?|failures?|failed|"
+    r"fails?|erreurs?)\s*[:=]\s*0\b|\b0\s+remaining\b", re.IGNORECASE)
+# A line that says it failed wherever it stands in the tail (go's FAIL of one package,
+# Maven's BUILD FAILURE above its timing lines, a count of failures above a count of
+# passes).
+_FAILED_LINE = re.compile(
+    r"^(?:FAIL\b|FAILED\b|--- FAIL|ERROR\b|npm ERR!|error(?:\[\w+\])?:|Error:|fatal:|"
+    r"Traceback|make(?:\[\d+\])?: \*\*\*|(?:\[\w+\]\s+)?BUILD FAIL|✗|✕)"
+    r"|panicked at|\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b"
+    r"|\b(?:Failed|FAILED|Error|ERROR)\s*$|would reformat|would be reformatted"
+    r"|code style issues found|Tests?:.*\b[1-9]\d*\s+failed", re.IGNORECASE)
 _SUCCESS_WORDS = re.compile(
-    r"\b(?:passed|passing|pass|ok|success(?:ful(?:ly)?)?|succeeded|all checks passed|done|"
-    r"finished|completed|réussis?|réussi(?:e|es)?|succès|built|compiled|clean|up to date|"
-    r"no issues found|test result: ok)\b|✓|✔", re.IGNORECASE)
+    r"\b(?:passed|passing|pass|ok|success(?:ful(?:ly)?)?|succeeded|all checks passed|"
+    r"réussis?|réussi(?:e|es)?|succès|no issues found|test result: ok|up to date)\b|✓|✔",
+    re.IGNORECASE)
 _EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: status| code)?|returned(?: code)?|"
-                   r"code de sortie|status)\s*:?\s*(-?\d+)\b", re.IGNORECASE)
-# A failing test named in an output (pytest, jest, vitest, mocha).
-_FAILED_TEST = re.compile(r"^\s*(?:FAILED|FAIL|ERROR|✗|✕|×)\s+([\w./@+-]+\.\w+)(?:::\S*)?",
-                          re.MULTILINE)
+                   r"code de sortie)\s*:?\s*(-?\d+)\b", re.IGNORECASE)
+# Within a line, what names things rather than saying how it went: paths, quoted text (a
+# commit message), identifiers.
+_NAMES = re.compile(r"\S*[/\\]\S*|\S+\.\w{1,6}\b|\"[^\"]*\"|'[^']*'|`[^`]*`|\w+_\w+")
+# A failing test named in an output (pytest, jest, vitest, mocha), with its node.
+_FAILED_TEST = re.compile(
+    r"^\s*(?:FAILED|FAIL|ERROR|✗|✕|×)\s+([\w./@+-]+\.\w{1,6})(?![\w/])(::\S+)?",
+    re.MULTILINE)
 _PATH_LIKE = re.compile(r"[/\\]|\.\w{1,6}$|::")
+_GIT_FAILED = re.compile(r"^(?:error:|fatal:|CONFLICT|! \[rejected\]|Automatic merge failed|"
+                         r"hint: Updates were rejected)", re.MULTILINE)
 
 
 def is_shell(tool: str | None) -> bool:
@@ -96,6 +156,29 @@ def is_shell(tool: str | None) -> bool:
         return True  # a `tool` entry with no name: its question is what ran
     name = tool.lower()
     return name in ("sh", "zsh") or any(word in name for word in _SHELL_WORDS)
+
+
+def unwrapped(command: str) -> str:
+    """The command a shell wrapper runs: `bash -lc 'pytest'`, `sh -c "..."`, or Codex's
+    JSON argv (`{"command": ["bash", "-lc", "..."]}`)."""
+    text = command.strip()
+    if text.startswith(("{", "[")):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return command
+        if isinstance(value, dict):
+            value = value.get("command", value.get("cmd", value))
+        if isinstance(value, list) and all(isinstance(part, str) for part in value):
+            return unwrapped(shlex.join(value))
+        if isinstance(value, str):
+            return unwrapped(value)
+        return command
+    words = _words(text)
+    if (len(words) >= 3 and words[0].rsplit("/", 1)[-1] in _SHELLS
+            and words[1].startswith("-") and "c" in words[1]):
+        return unwrapped(words[2])
+    return command
 
 
 def _words(command: str) -> list[str]:
@@ -112,16 +195,19 @@ def _segments(command: str) -> list[list[str]]:
 
 
 def _program(words: list[str]) -> list[str]:
-    """The words from the program a launcher (sudo, uv run, npx...) runs on."""
+    """The words from the program a launcher (sudo, uv run, npx, VAR=x...) runs on."""
     index = 0
     while index < len(words):
         word = words[index]
-        if ("=" in word and not word.startswith("-") and index == 0) or (
-                "=" in word and not word.startswith("-") and words[index - 1] == "env"):
+        if "=" in word and not word.startswith("-") and (
+                index == 0 or words[index - 1] in _LAUNCHERS):
             index += 1  # VAR=value before the program
         elif word in _LAUNCHERS or (word.startswith("-") and index
                                     and words[index - 1] in _LAUNCHERS):
             index += 1
+        elif word in _RUN_LAUNCHERS and index + 1 < len(words) and (
+                words[index + 1] == _RUN_LAUNCHERS[word]):
+            index += 2
         else:
             break
     return words[index:]
@@ -129,11 +215,15 @@ def _program(words: list[str]) -> list[str]:
 
 def reads_only(tool: str | None, command: str) -> bool:
     """Whether a call only reads: a read tool, or shell commands that each only read
-    (`git diff|log|show|status`, `cat`, `grep`, `find` without an action...)."""
+    (`git diff|log|show|status`, `cat`, `grep`, `find` without an action...), writing no
+    file on the way (`> file`)."""
     if tool is not None and tool.lower().replace("-", "_") in _READ_TOOLS:
         return True
     if not is_shell(tool):
         return False
+    command = unwrapped(command)
+    if re.search(r"(?<![0-9&>])>(?!\s*/dev/null|&)", command):
+        return False  # a redirection writes a file
     segments = _segments(command)
     return bool(segments) and all(_reads(_program(words)) for words in segments)
 
@@ -142,45 +232,100 @@ def _reads(words: list[str]) -> bool:
     if not words:
         return True
     program = words[0].rsplit("/", 1)[-1]
-    if program == "git":
-        rest = [word for word in words[1:] if not word.startswith("-")]
-        return bool(rest) and rest[0] in _GIT_READS
+    if program in _READ_SUBCOMMANDS:
+        rest = _positional(words[1:])
+        if program == "gh" and any(word in _GH_WRITES for word in rest[:2]):
+            return False
+        if program == "git" and rest[:1] in (["branch"], ["tag"], ["remote"], ["config"]):
+            return len(rest) == 1 or rest[1] in ("-a", "-l", "--list", "-v", "show")
+        return bool(rest) and rest[0] in _READ_SUBCOMMANDS[program]
     if program == "find":
         return not any(word in _FIND_ACTIONS for word in words)
     if program == "sed":
         return "-n" in words and not any(word.startswith("-i") for word in words)
-    if program == "cd":
-        return True
+    if program in ("python", "python3", "node", "ruby", "go", "rustc", "java"):
+        return words[1:] in (["--version"], ["-V"], ["version"])
     return program in _READ_PROGRAMS
 
 
+def _positional(words: list[str]) -> list[str]:
+    """The words that are not options, an option's value skipped (`git -C dir status`)."""
+    found, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("-C", "-c", "--git-dir", "--work-tree", "-n", "--namespace",
+                      "--context", "-R", "--repo"):
+            skip = True
+        elif not word.startswith("-"):
+            found.append(word)
+    return found
+
+
+def command_key(tool: str | None, question: str, paths: tuple[str, ...]) -> str:
+    """What names a call, so that a rerun is the same call: a shell's command without
+    its folder change, its launchers, its variables, what it pipes its output into and
+    its redirections (`cd web && npx tsc 2>&1 | tail` is `tsc`); another tool's name and
+    the file it acts on (an edit retried with other arguments is the same call)."""
+    if not is_shell(tool):
+        assert tool is not None
+        target = paths[0] if paths else flatten(question)[:COMMAND_CHARS - len(tool) - 1]
+        name = "edit" if tool.lower() in ("edit", "multiedit", "str_replace") else tool
+        return f"{flatten(name)} {target}".strip()
+    parts = []
+    for part in re.split(r"&&|\|\||;|\n", unwrapped(question)):
+        words = _program(_words(part.split("|")[0]))  # the producer of a pipe
+        words = [word for word in words
+                 if not re.match(r"^(?:\d?>>?|&>|<)", word) and word != "2>&1"]
+        if words and words[0] != "cd":
+            parts.append(" ".join(words))
+    return (" && ".join(parts) or flatten(question))[:COMMAND_CHARS]
+
+
 class TestRun:
-    """A test command: the paths it names (none: the whole suite, unless filtered)."""
+    """A test command: the family of runner it is, the paths it names and the test nodes
+    (`path::name`) among them; none: the whole suite, unless filtered."""
 
-    __slots__ = ("filtered", "paths")
+    __slots__ = ("family", "filtered", "nodes", "paths", "rerun")
 
-    def __init__(self, paths: tuple[str, ...], filtered: bool) -> None:
+    def __init__(self, family: str, paths: tuple[str, ...], nodes: tuple[str, ...],
+                 filtered: bool, rerun: bool) -> None:
+        self.family = family
         self.paths = paths
+        self.nodes = nodes
         self.filtered = filtered
+        self.rerun = rerun
 
     @property
     def whole_suite(self) -> bool:
-        return not self.paths and not self.filtered
+        return self.rerun or (not self.paths and not self.nodes and not self.filtered)
 
 
 def test_run(command: str) -> TestRun | None:
     """The test run a command line makes, or None when it runs no test runner."""
-    for segment in _segments(command):
+    folder = ""
+    for segment in _segments(unwrapped(command)):
         words = _program(segment)
-        for runner in _TEST_RUNNERS:
+        if words[:1] == ["cd"] and len(words) > 1:
+            folder = words[1].rstrip("/")
+            continue
+        for runner, family in _TEST_RUNNERS:
             if tuple(words[:len(runner)]) == runner:
-                return _targets(words[len(runner):])
+                return _targets(f"{folder}:{family}", words[len(runner):])
+        if words[:2] in (["npm", "run"], ["yarn", "run"], ["pnpm", "run"], ["bun", "run"]) \
+                and len(words) > 2 and _TEST_SCRIPT.match(words[2]):
+            return _targets(f"{folder}:js", words[3:])
+        if words and words[0].rsplit("/", 1)[-1] in ("mvn", "gradle", "gradlew", "nx",
+                                                       "turbo", "just", "hatch") and any(
+                _TEST_SCRIPT.match(word) for word in words[1:] if not word.startswith("-")):
+            return TestRun(f"{folder}:{words[0].rsplit('/', 1)[-1]}", (), (), True, False)
     return None
 
 
-def _targets(words: list[str]) -> TestRun:
+def _targets(family: str, words: list[str]) -> TestRun:
     paths: list[str] = []
-    filtered = False
+    nodes: list[str] = []
+    filtered = rerun = False
     skip = False
     for word in words:
         if skip:
@@ -190,21 +335,28 @@ def _targets(words: list[str]) -> TestRun:
             continue
         if word.startswith("-"):
             name = word.split("=", 1)[0]
-            if name in _FILTERS:
+            if name in _RERUN:
+                rerun = True
+            elif name in _FILTERS:
                 filtered = True
                 skip = "=" not in word
             elif name in _VALUED and "=" not in word:
                 skip = True
             continue
-        if word.startswith(("2>", ">", "<")):
+        if word.startswith(("2>", ">", "<")) or word in ("2>&1", "|"):
             continue
         if word in (".", "./...", "...", "./"):
             continue  # every package, from here: the whole suite
         if _PATH_LIKE.search(word):
-            paths.append(test_path(word))
+            path = test_path(word)
+            if "::" in word:  # one test of the file, not all of them
+                nodes.append(f"{path}::{word.split('::', 1)[1]}")
+            elif path:
+                paths.append(path)
         else:
             filtered = True  # a test name or a package: a narrower run
-    return TestRun(tuple(dict.fromkeys(path for path in paths if path)), filtered)
+    return TestRun(family, tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(nodes)),
+                   filtered, rerun)
 
 
 def test_path(word: str) -> str:
@@ -216,6 +368,19 @@ def test_path(word: str) -> str:
         path = path[:-3]
     path = path.rstrip("/")
     return "" if path == "." else path
+
+
+META_RUNNERS = frozenset(["make", "just", "tox", "nox", "nx", "turbo", "hatch", "mvn",
+                          "gradle", "gradlew", "ctest", "rake"])
+
+
+def same_family(failed: str, run: str) -> bool:
+    """Whether a whole-suite run of family `run` runs the tests a failure of `failed` was
+    of: the same runner's, or any in its folder for a runner of runners (`make test`)."""
+    if failed == run:
+        return True
+    folder, _, family = run.partition(":")
+    return family in META_RUNNERS and failed.partition(":")[0] == folder and failed != ""
 
 
 def covers(run_path: str, failed_path: str) -> bool:
@@ -230,22 +395,37 @@ def tail_lines(output: str) -> list[str]:
     return lines[-VERDICT_LINES:]
 
 
-def failure_of(output: str, shell: bool = True) -> str | None:
+def failure_of(output: str, shell: bool = True, tool: str | None = None,
+               command: str = "") -> str | None:
     """The line where an output says it failed, or None when it does not.
 
-    A shell's verdict is at its end. From its last line up: a non-zero exit status fails
-    (the line above it says why), a zero one succeeds; a line naming a failure that is not
-    a count of none fails; a line saying it passed succeeds. Another tool (an edit, a
-    file read) says so on its first line: what follows is the file it showed.
+    A shell's verdict is at its end: a line in its last lines that says it failed
+    wherever it stands (`FAIL`, `BUILD FAILURE`, `2 failed`); else, from the last line
+    up, a non-zero exit status fails (the line above it says why), a zero one succeeds, a
+    line naming a failure that is not a count of none fails, a line saying it passed
+    succeeds. Names on a line (paths, quoted text, identifiers) are not read: `src/errors.py`
+    says nothing of how it went. A `git` command fails by git's own words (`error:`,
+    `fatal:`, `CONFLICT`). Another tool (an edit, a file read) says so on its first line;
+    a subagent's answer is prose, with no verdict.
     """
+    if tool is not None and tool.lower() in _PROSE_TOOLS:
+        return None
     if not shell:
         first = output.lstrip()[:TAIL_CHARS].split("\n", 1)[0].strip()
         return first if first and _failing(first) else None
+    program = _program(_words(unwrapped(command).split("|")[0].split("&&")[-1]))[:1]
+    if program == ["git"]:
+        found = _GIT_FAILED.search(output[-TAIL_CHARS:])
+        return found.string[found.start():].split("\n", 1)[0] if found else None
     lines = tail_lines(output)
+    strong = [line for line in lines if _FAILED_LINE.search(line)
+              and not _NO_FAILURE.search(line)]
+    if strong:
+        return strong[-1]
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
         status = _EXIT.search(line)
-        if status is not None and re.search(r"exit|code|status|sortie|returned", line, re.I):
+        if status is not None:
             if int(status.group(1)) != 0:
                 above = lines[index - 1] if index else ""
                 return above if above and _failing(above) else line
@@ -258,26 +438,19 @@ def failure_of(output: str, shell: bool = True) -> str | None:
 
 
 def _failing(line: str) -> bool:
-    if _FAILURE_WORDS.search(line) is None:
-        return False
-    cleared = _NO_FAILURE.sub("", line)
-    return _FAILURE_WORDS.search(cleared) is not None
+    said = _NO_FAILURE.sub("", _NAMES.sub(" ", line))
+    return _FAILURE_WORDS.search(said) is not None
 
 
-def failed_tests(output: str) -> tuple[str, ...]:
-    """The test files an output says failed (`FAILED tests/x.py::t`), from its tail."""
+def failed_tests(output: str) -> tuple[tuple[str, str], ...]:
+    """The test files an output says failed (`FAILED tests/x.py::t`), each with the test
+    it names (or ""), from its tail."""
     tail = output[-TAIL_CHARS:] if len(output) > TAIL_CHARS else output
     if "FAIL" not in tail and "ERROR" not in tail and "✗" not in tail and "✕" not in tail:
         return ()
-    return tuple(dict.fromkeys(test_path(match.group(1))
-                               for match in _FAILED_TEST.finditer(tail)))[:8]
-
-
-def command_key(tool: str | None, question: str, paths: tuple[str, ...]) -> str:
-    """What names a call: a shell's command, whitespace folded; another tool's name and
-    the file it acts on (an edit retried with other arguments is the same call)."""
-    if is_shell(tool):
-        return flatten(question)[:COMMAND_CHARS]
-    assert tool is not None
-    target = paths[0] if paths else flatten(question)[:COMMAND_CHARS - len(tool) - 1]
-    return f"{flatten(tool)} {target}".strip()
+    found: dict[tuple[str, str], None] = {}
+    for match in _FAILED_TEST.finditer(tail):
+        path = test_path(match.group(1))
+        if path:
+            found.setdefault((path, f"{path}{match.group(2)}" if match.group(2) else ""))
+    return tuple(found)[:16]

@@ -21,12 +21,16 @@ DECISIONS_KEPT = 32
 
 
 class Failure(msgspec.Struct, frozen=True, array_like=True):
-    """A failure still open: the call's seq, its command and the line that says so."""
+    """A failure still open: the call's seq, its command (as shown, and as a rerun of it
+    is known) and the line that says so; for a test run, its family (a later whole-suite
+    success of the family resolves it) and the failing tests of its file, when known."""
 
     seq: int
     command: str
+    key: str
     line: str
-    test: bool  # a test run's: a later whole-suite success resolves it too
+    suite: str = ""
+    nodes: tuple[str, ...] = ()
 
 
 class Ticket(msgspec.Struct, frozen=True, array_like=True):
@@ -56,12 +60,14 @@ class Stated(msgspec.Struct, frozen=True, array_like=True):
 
 
 class Decision(msgspec.Struct, frozen=True, array_like=True):
-    """A decision the bee stated, what it is about and what it stops using."""
+    """A decision the bee stated, what it is about, what it stops using, and whether it
+    says it reverses an earlier one."""
 
     seq: int
     text: str
     words: tuple[str, ...]
     dropped: tuple[str, ...]
+    reverses: bool = False
 
 
 class Facts(msgspec.Struct, frozen=True):

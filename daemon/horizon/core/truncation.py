@@ -16,12 +16,11 @@ from horizon.core.blocks import Item
 from horizon.core.facts import learn_all, sections_of
 from horizon.core.labels import FRENCH, Labels
 from horizon.core.recit import Recit
-from horizon.core.statements import is_passing_word
 from horizon.core.summarizer import TRUNCATION, Condensed, Folded
 from horizon.core.text import ELLIPSIS, flat_cut, flatten
 
 LEVEL = TRUNCATION
-__all__ = ["LEVEL", "Truncation", "is_passing_word"]
+__all__ = ["LEVEL", "Truncation"]
 
 
 class Truncation:

@@ -1,0 +1,243 @@
+"""Decisions in words, in English and in French (pure): the sentences where the bee settles
+a choice, what each is about, what it stops using, and which newer one replaces which
+(ADR 0008).
+
+A decision is a choice of something ("We'll use SQLite for the cache", "Going with Zod",
+"On part sur MQTT"), not an action ("I'll run the tests", "Switching to the feature
+branch"): a weak verb counts only with a named thing after it (a capital, a digit, a
+dot...). A newer decision replaces an older one when it stops using what the older one is
+about ("instead of SQLite", "au lieu de MQTT"), when they share two words of their
+subject, or when it says it reverses ("Scratch that, Redis it is") what came just before.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from horizon.core.statements import STATEMENT_CHARS, WORD, fold_case, prose, sentences
+from horizon.core.text import flatten
+from horizon.core.tickets import ticket_names
+
+DECISIONS_PER_TEXT = 3
+
+# A named thing: a word with a capital, a digit, a dot, a dash or underscore, a slash, a
+# plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
+_NAMED = r"(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
+_ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
+_DECISION = re.compile(
+    r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
+    r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
+    r"it's\s+decided\b|settl(?:ed|ing)\s+on\b|standardi[sz](?:e|ed|ing)\s+on\b|"
+    r"(?:we|let's|let\s+us)(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to)?\s+"
+    r"(?:use|go\s+with|stick\s+with|keep|switch\s+to|move\s+to|adopt|stay\s+with|"
+    r"rely\s+on|store)\b|(?:going|go|gone|went)\s+with\b|opt(?:ed|ing)\s+for\b|"
+    r"\w+\s+it\s+is\b|change\s+of\s+plans?\b|changed\s+my\s+mind\b|scratch\s+that\b|"
+    r"on\s+second\s+thoughts?\b|revert(?:ing|ed)?\s+(?:to|the)\b|revers(?:e|es|ed|ing)\b|"
+    r"earlier\s+call\b|wrong\s+(?:pick|choice|call)\b|in\s+favou?r\s+of\b|"
+    r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`-]+(?:\s+[\w.+#`-]+)?\s+(?:with|by)\b|"
+    r"(?:dropp?(?:ed|ing)|dropping)\s+" + _NAMED + r"|"
+    r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,3}?to\s+"
+    + _ARTICLE + _NAMED + r"|"
+    r"i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|keep|store|adopt|"
+    r"switch\s+to|move\s+to|stick\s+with)\s+" + _ARTICLE + _NAMED + r"|"
+    r"(?:chose|chosen|picked|prefer)\s+" + _ARTICLE + _NAMED + r"|"
+    r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
+    r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"
+    r"(?:j'ai|on\s+a|nous\s+avons)\s+(?:décidé|choisi|tranché|opté|retenu)\b|"
+    r"(?:on|je|nous)\s+(?:garde|gardons|garderons|utilise|utilisera|utiliserons|"
+    r"prend|prends|prenons|passe\s+à|passons\s+à|bascule\s+sur|basculons\s+sur|retiens|"
+    r"retient|choisis|choisit|adopte)\s+" + _ARTICLE + _NAMED + r"|"
+    r"(?:on\s+va|nous\s+allons|je\s+vais)\s+utiliser\s+" + _ARTICLE + _NAMED + r"|"
+    r"(?:je\s+)?reviens\s+sur\b|revenir\s+sur\b|"
+    r"en\s+fait,?\s+non\b|au\s+lieu\s+d[eu']|plutôt\s+que\b|abandon\s+d[eu']|"
+    r"ne\s+convient\s+(?:pas|plus)\b|remplac(?:e|é|ée|er)\s+(?:par\b|\S+\s+par\b))",
+    re.IGNORECASE)
+_DECISION_CUES = (
+    "decid", "decision", "settl", "standardi", "use", "go with", "going with", "gone with",
+    "went with", "stick", "keep", "switch", "mov", "migrat", "store", "adopt", "rely",
+    "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
+    "earlier call", "wrong", "favo", "replac", "drop", "chose", "chosen", "pick",
+    "prefer", "after ", "conclusion", "décision", "décidé", "tranché", "choix", "choisi",
+    "opté", "retenu", "part sur", "partons", "va pour", "emporte", "garde", "utilis",
+    "prend", "prenons", "passe", "passons", "bascul", "retien", "adopte", "ce sera",
+    "reviens", "revenir", "en fait", "au lieu", "plutôt", "abandon", "convient",
+    "remplac")
+# "Ce sera xxhash", "sharp l'emporte": a choice when what is chosen is no common word.
+_CHOSEN = re.compile(
+    r"\bce\s+sera\s+(?:du\s+|de\s+la\s+|le\s+|la\s+|les\s+|l'|un\s+|une\s+)?"
+    r"(?P<after>[\w.+#`-]+)|(?P<before>[\w.+#`-]+)\s+(?:l'emporte|wins|gagne)\b|"
+    r"\b(?:va\s+pour|on\s+part\s+sur|nous\s+partons\s+sur)\s+"
+    r"(?:du\s+|de\s+la\s+|le\s+|la\s+|les\s+|l'|un\s+|une\s+)?(?P<on>[\w.+#`-]+)",
+    re.IGNORECASE)
+_COMMON = frozenset([
+    "plus", "moins", "très", "trop", "simple", "simples", "facile", "difficile",
+    "mieux", "bien", "mal", "possible", "impossible", "nécessaire", "utile", "long",
+    "longue", "court", "courte", "rapide", "lent", "lente", "fait", "faite", "prêt",
+    "prête", "bon", "bonne", "pareil", "même", "pas", "ça", "cela", "ok", "the", "more",
+    "less", "easier", "harder", "better", "worse", "done", "fine", "good", "ready",
+    "same", "it", "this", "that", "there", "cas", "fois", "moment", "temps", "tout",
+    "rien", "chose", "différent", "pire", "meilleur",
+])
+# What says the decision undoes an earlier one.
+_REVERSAL = re.compile(
+    r"\b(?:change\s+of\s+plans?|changed\s+my\s+mind|scratch\s+that|on\s+second\s+thoughts?|"
+    r"actually,?\s+no|revert|revers|reconsider|wrong\s+(?:pick|choice|call)|"
+    r"in\s+favou?r\s+of|instead\s+of|rather\s+than|no\s+longer|replac|dropp|drop\b|"
+    r"en\s+fait,?\s+non|reviens\s+sur|revenir\s+sur|finalement|au\s+lieu|plutôt\s+que|"
+    r"abandon|ne\s+convient|remplac|n'était\s+pas\s+le\s+bon)", re.IGNORECASE)
+_DROPPED = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|drop(?:p?ing|ped)?|abandon(?:ing)?|"
+    r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
+    r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|"
+    r"(?:reviens|revenir)\s+sur(?:\s+le\s+choix\s+d[eu'])?)\s+"
+    r"(?:the\s+|l[ae']\s*|les\s+)?([\w.+#-]+(?:\s+[\w.+#-]+)?)", re.IGNORECASE)
+_WAS_WRONG = re.compile(
+    r"([\w.+#-]+)\s+(?:was|is)\s+(?:the\s+)?(?:wrong|overkill|too\s+\w+|a\s+mistake)|"
+    r"([\w.+#-]+)\s+(?:n'était|n'est)\s+pas\s+le\s+bon|([\w.+#-]+)\s+is\s+gone",
+    re.IGNORECASE)
+# Sentences that report what someone else decided, or quote them.
+_REPORTED = re.compile(r"\b(?:you\s+(?:decided|want|asked|said|chose)|tu\s+(?:as|veux)|"
+                       r"vous\s+(?:avez|voulez))\b", re.IGNORECASE)
+_HEADING = re.compile(r"^\W*(?:key\s+)?decisions?\W*$|^\W*décisions?\W*$", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+
+_STOP = frozenset([
+    "the", "a", "an", "and", "or", "for", "of", "to", "in", "on", "at", "by", "with",
+    "from", "as", "is", "are", "be", "was", "were", "been", "we", "i", "it", "its",
+    "this", "that", "these", "those", "our", "my", "will", "ll", "use", "used", "using",
+    "uses", "go", "going", "keep", "stick", "switch", "switching", "switched", "move",
+    "moving", "decided", "decision", "decide", "choose", "chose", "chosen", "choice",
+    "instead", "rather", "than", "now", "all", "so", "then", "just", "only", "also",
+    "not", "no", "yes", "ok", "okay", "let", "lets", "let's", "s", "re", "ve", "have",
+    "has", "had", "do", "does", "did", "can", "should", "would", "could", "must",
+    "there", "here", "which", "what", "when", "where", "who", "how", "why", "into",
+    "over", "under", "up", "down", "out", "about", "after", "before", "because",
+    "since", "until", "while", "both", "each", "every", "some", "any", "more", "most",
+    "other", "such", "own", "same", "too", "very", "way", "plan", "change", "back",
+    "new", "old", "settle", "settled", "opt", "opting", "opted", "adopt", "forward",
+    "ahead", "thing", "things", "one", "two", "first", "still", "again", "well", "fine",
+    "sure", "right", "done", "good", "better", "best", "make", "made", "need", "needs",
+    "want", "time", "part", "stay", "going", "scratch", "second", "thought", "thoughts",
+    "revert", "reverting", "agreed", "standardize", "standardise", "rely", "wins",
+    "picked", "pick", "prefer", "went", "gone", "final", "call", "comparing", "replace",
+    "replaces", "replacing", "replaced", "reversing", "reverse", "earlier", "wrong",
+    "favour", "favor", "drop", "dropping", "dropped", "mind", "changed", "migrated",
+    "migrate", "migrating", "settling", "conclusion", "after", "benchmarking",
+    "comparison", "testing", "le", "la", "les", "un", "une", "des", "du", "de", "d",
+    "l", "et", "ou", "pour", "par", "avec", "sans", "en", "dans", "sur", "sous", "au",
+    "aux", "à", "ce", "cet", "cette", "ces", "on", "nous", "je", "j", "il", "elle",
+    "ils", "est", "sont", "être", "sera", "va", "vais", "utilise", "utiliser",
+    "utilisera", "utilisons", "garde", "garder", "garderons", "part", "partir",
+    "partons", "passe", "passer", "passons", "choisi", "choisit", "choisis", "décidé",
+    "décision", "retient", "retiens", "retenu", "finalement", "plutôt", "que", "qu",
+    "lieu", "plus", "désormais", "maintenant", "changement", "abandonne", "abandonner",
+    "reste", "rester", "tout", "tous", "toute", "toutes", "bien", "aussi", "donc",
+    "alors", "mais", "car", "ne", "pas", "a", "ai", "avons", "avez", "ont", "fait",
+    "faire", "y", "se", "sa", "son", "ses", "leur", "leurs", "notre", "nos", "mon",
+    "ma", "mes", "bascule", "basculer", "tranché", "opté", "c", "ça", "cela", "c'est",
+    "va", "après", "apres", "comparaison", "choix", "reviens", "revenir", "emporte",
+    "prend", "prends", "pris", "abandon", "remplace", "remplacer", "convient", "fait",
+    "non", "bon",
+])
+_CLITIC = re.compile(r"(?:'ll|'re|'ve|'s|'d|'m|n't)$")
+_ELISION = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t)'")
+_REASON = re.compile(r"\s*(?:;|—|–|\bcar\b|\bbecause\b|\bsince\b|\bpuisque\b|"
+                     r"\bparce\s+que\b|\bso\s+that\b|\bpour\s+que\b|,\s+so\b)\s*",
+                     re.IGNORECASE)
+
+
+def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
+    """The decisions a text states: each sentence that settles a choice, with what it is
+    about (itself and the sentences around it) and whether it reverses an earlier one;
+    the items of a "Decisions:" list each count as one."""
+    text = prose(text)
+    folded = fold_case(text)
+    if not any(cue in folded for cue in _DECISION_CUES) and "decision" not in folded:
+        return []
+    said = [sentence for line in text.split("\n") for sentence in sentences(line)]
+    found: list[tuple[str, str, bool, int]] = []  # and the sentence's index
+    listing = False
+    for index, sentence in enumerate(said):
+        if _HEADING.match(sentence):
+            listing = True
+            continue
+        item = _LIST_ITEM.match(sentence)
+        if listing and item:
+            choice = sentence[item.end():]
+            found.append((flatten(choice)[:STATEMENT_CHARS], choice, False, -2))
+        else:
+            listing = False
+            if not _decides(sentence):
+                continue
+            around = " ".join(said[max(0, index - 1):index + 2])
+            text = flatten(sentence)
+            if found and found[-1][3] == index - 1:  # one decision said in two sentences
+                text = f"{found.pop()[0]} {text}"
+            found.append((text[:STATEMENT_CHARS], around, _REVERSAL.search(around) is not None,
+                          index))
+        if len(found) == DECISIONS_PER_TEXT:
+            break
+    return [(text, about, reverses) for text, about, reverses, _ in found]
+
+
+def _decides(sentence: str) -> bool:
+    """Whether a sentence settles a choice: not a question, not someone else's words, not
+    a ticket's work ("Je prends #7189", "Switching to DATA-204")."""
+    if sentence.endswith("?") or _REPORTED.search(sentence) or ticket_names(sentence):
+        return False
+    if _DECISION.search(sentence) is not None:
+        return True
+    for match in _CHOSEN.finditer(sentence):
+        chosen = next(group for group in match.groups() if group).strip("`")
+        if len(chosen) >= 2 and fold_case(chosen) not in _COMMON:
+            return True
+    return False
+
+
+def _stem(word: str) -> str:
+    word = unicodedata.normalize("NFKD", word)
+    word = "".join(char for char in word if not unicodedata.combining(char))
+    return word[:5]
+
+
+def _words(text: str) -> set[str]:
+    words = (_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-")
+             for match in WORD.finditer(text))
+    return {_stem(word) for word in words
+            if len(word) >= 3 and word not in _STOP and not word.isdigit()}
+
+
+def subject_words(about: str) -> tuple[str, ...]:
+    """What a decision is about: the words of its sentences, without their reasons, that
+    are neither common words nor the words of deciding, each cut to its first five letters
+    (`readings` and `reading` are one)."""
+    words: set[str] = set()
+    for sentence in sentences(about):
+        lead, colon, rest = sentence.partition(":")
+        said = rest if colon and not _words(lead) else sentence  # "Decision:", "Change of plan:"
+        words |= _words(_REASON.split(said.strip(), maxsplit=1)[0])
+    return tuple(sorted(words))
+
+
+def dropped_words(about: str) -> tuple[str, ...]:
+    """What a decision says it stops using ("instead of SQLite", "Celery was the wrong
+    pick", "au lieu de MQTT")."""
+    dropped: set[str] = set()
+    for match in _DROPPED.finditer(about):
+        dropped |= _words(match.group(1))
+    for match in _WAS_WRONG.finditer(about):
+        dropped |= _words(next(group for group in match.groups() if group))
+    return tuple(sorted(dropped))
+
+
+def same_subject(older: tuple[tuple[str, ...], tuple[str, ...]],
+                 newer: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+    """Whether a newer decision (its subject words, its dropped words) decides again what
+    an older one decided: it stops using something the older one is about, or they share
+    two subject words."""
+    old_words, _ = older
+    new_words, new_dropped = newer
+    if set(new_dropped) & set(old_words):
+        return True
+    return len(set(old_words) & set(new_words)) >= 2
