@@ -241,7 +241,8 @@ def test_each_free_section_follows_its_rule(items: list[Item]) -> None:
             for text, assigned in ((item.question, gives_work), (item.answer, False)):
                 if "WX-12 is done" in text:
                     last_word["WX-12"] = "closed"
-                elif "WX-12" in text and "?" not in text and assigned:
+                elif "WX-12" in text and "?" not in text and (
+                        assigned or "not fixed yet" in text):  # still in flight
                     last_word["WX-12"] = "open"
     if last_word.get("WX-12") == "closed":
         assert "WX-12" not in work, "a closed ticket is not in flight"

@@ -40,7 +40,8 @@ _DECISION = re.compile(
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,3}?to\s+"
     + _ARTICLE + _NAMED + r"|"
     r"i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|keep|store|adopt|"
-    r"switch\s+to|move\s+to|stick\s+with)\s+" + _ARTICLE + _NAMED + r"|"
+    r"switch\s+to|move\s+to|stick\s+with)\s+(?:" + _ARTICLE + _NAMED
+    + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+)|"
     r"(?:chose|chosen|picked|prefer)\s+" + _ARTICLE + _NAMED + r"|"
     r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
     r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"

@@ -136,7 +136,7 @@ def signals_of(item: Item) -> Signals:
         step, asker = flatten(question), item.sender or DEFAULT_ASKER
     task = None
     if ((item.type == TASK or request) and not is_filler(question)
-            and not is_question(question) and not ticket_names(question)):
+            and (request or not is_question(question)) and not ticket_names(question)):
         task = flatten(question)
     return Signals(paths, tickets=_latest(tickets), step=step, step_asker=asker,
                    decisions=tuple(decisions_stated(answer)), task=task)

@@ -116,8 +116,8 @@ _VALUED = frozenset(["-n", "--numprocesses", "-c", "--config", "--rootdir", "--t
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|erreurs?|échecs?|échoué|échouée?s?|failed|failures?|fails|fail|"
     r"exception|traceback|fatal|panic(?:ked)?|denied|refusé|introuvable|not found|aborted|"
-    r"segmentation fault|no such file or directory|command not found|\w+error)\b"
-    r"|\berr!", re.IGNORECASE)
+    r"segmentation fault|no such file or directory|command not found)\b"
+    r"|\b\w+error(?=:)|^\w*error\b|\berr!", re.IGNORECASE)
 # What says a count of failures is nothing: "0 failed", "no errors", "Failed: 0".
 _NO_FAILURE = re.compile(
     r"\b(?:0|zero|no|without|aucune?|sans|pas d')\s+(?:\w+\s+)?(?:errors?|erreurs?|"
@@ -127,11 +127,10 @@ _NO_FAILURE = re.compile(
 # Maven's BUILD FAILURE above its timing lines, a count of failures above a count of
 # passes).
 _FAILED_LINE = re.compile(
-    r"^(?:FAIL\b|FAILED\b|--- FAIL|ERROR\b|npm ERR!|error(?:\[\w+\])?:|Error:|fatal:|"
-    r"Traceback|make(?:\[\d+\])?: \*\*\*|(?:\[\w+\]\s+)?BUILD FAIL|✗|✕)"
-    r"|panicked at|\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b"
-    r"|\b(?:Failed|FAILED|Error|ERROR)\s*$|would reformat|would be reformatted"
-    r"|code style issues found|Tests?:.*\b[1-9]\d*\s+failed", re.IGNORECASE)
+    r"^(?:FAIL\b|FAILED\b|--- FAIL|make(?:\[\d+\])?: \*\*\*|(?:\[\w+\]\s+)?BUILD FAIL|"
+    r"✗|✕)|panicked at|\b[1-9]\d*\s+(?i:failed|failing|failures?|errors?)\b"
+    r"|\b(?:Failed|FAILED)\s*$|(?i:would reformat|would be reformatted|no tests ran|"
+    r"code style issues found)|Tests?:.*\b[1-9]\d*\s+failed")
 _SUCCESS_WORDS = re.compile(
     r"\b(?:passed|passing|pass|ok|success(?:ful(?:ly)?)?|succeeded|all checks passed|"
     r"réussis?|réussi(?:e|es)?|succès|no issues found|test result: ok|up to date)\b|✓|✔",
@@ -140,7 +139,7 @@ _EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: status| code)?|returned(?: co
                    r"code de sortie)\s*:?\s*(-?\d+)\b", re.IGNORECASE)
 # Within a line, what names things rather than saying how it went: paths, quoted text (a
 # commit message), identifiers.
-_NAMES = re.compile(r"\S*[/\\]\S*|\S+\.\w{1,6}\b|\"[^\"]*\"|'[^']*'|`[^`]*`|\w+_\w+")
+_NAMES = re.compile(r"\S*[/\\]\S*|[\w-]+\.\w{1,6}\b|\"[^\"]*\"|'[^']*'|`[^`]*`|\w+_\w+")
 # A failing test named in an output (pytest, jest, vitest, mocha), with its node.
 _FAILED_TEST = re.compile(
     r"^\s*(?:FAILED|FAIL|ERROR|✗|✕|×)\s+([\w./@+-]+\.\w{1,6})(?![\w/])(::\S+)?",
@@ -276,10 +275,19 @@ def command_key(tool: str | None, question: str, paths: tuple[str, ...]) -> str:
     for part in re.split(r"&&|\|\||;|\n", unwrapped(question)):
         words = _program(_words(part.split("|")[0]))  # the producer of a pipe
         words = [word for word in words
-                 if not re.match(r"^(?:\d?>>?|&>|<)", word) and word != "2>&1"]
+                 if not re.match(r"^(?:\d?>>?|&>|<)", word) and word != "2>&1"
+                 and word.split("=", 1)[0] not in _HOW_FLAGS]
         if words and words[0] != "cd":
             parts.append(" ".join(words))
     return (" && ".join(parts) or flatten(question))[:COMMAND_CHARS]
+
+
+# Options that change how a command runs or shows, not what it checks: a rerun with them
+# is the same call (`ruff check --fix src` after `ruff check src`).
+_HOW_FLAGS = frozenset(["--fix", "--write", "--autofix", "--fix-only", "--unsafe-fixes",
+                        "--no-cache", "--pull", "-q", "--quiet", "-v", "-vv", "--verbose",
+                        "--color", "--no-color", "--tb", "-x", "--exitfirst", "-s", "--ci",
+                        "--runInBand", "--progress", "--no-progress"])
 
 
 class TestRun:
@@ -418,7 +426,11 @@ def failure_of(output: str, shell: bool = True, tool: str | None = None,
         found = _GIT_FAILED.search(output[-TAIL_CHARS:])
         return found.string[found.start():].split("\n", 1)[0] if found else None
     lines = tail_lines(output)
-    strong = [line for line in lines if _FAILED_LINE.search(line)
+    for line in lines[-2:]:  # an exit status at the very end says it all
+        status = _EXIT.search(line)
+        if status is not None and int(status.group(1)) == 0:
+            return None
+    strong = [line for line in lines if _FAILED_LINE.search(_NAMES.sub(" ", line))
               and not _NO_FAILURE.search(line)]
     if strong:
         return strong[-1]

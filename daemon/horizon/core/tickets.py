@@ -46,6 +46,9 @@ _CLOSING = re.compile(
     r"terminée?s?|corrigée?s?|livrée?s?|finie?s?|fusionnée?s?|réglée?s?|déployée?s?|"
     r"bouclée?s?|soldée?s?|mergée?s?)$", re.IGNORECASE)
 _CHECKED = re.compile(r"[✅✔☑]")
+_CLOSED_PHRASE = re.compile(
+    r"\bwon't\s+fix\b|\bwontfix\b|\bnot\s+planned\b|\b(?:is|now|went|est)\s+live\b|"
+    r"\b(?:in|to|into|en)\s+prod(?:uction)?\b", re.IGNORECASE)
 _ELISION = re.compile(r"^(?:l|d|j|qu|s|c|m|t)'")
 _NOW_ON = re.compile(r"\b(?:now|next)\s+(?:on|onto)\b|\bi'm\s+on\b|\bje\s+suis\s+sur\b",
                      re.IGNORECASE)
@@ -61,7 +64,8 @@ _STARTING = re.compile(
     r"nouvelle|pause|suspendu|suspends|attente|bloqué|bloquée|prends|occupe|regarde|"
     r"passe|remets|cours|corrige|corriger|progress|démarre|démarrer|démarré|débloqué|"
     r"débloquée|unblocked|sors|pull|pulling|prendre|reprendre|attaquer|commencer|"
-    r"regarder|occuper)$", re.IGNORECASE)
+    r"regarder|occuper|still|toujours|review|reviewing|revue|attends|attendre|reverted|"
+    r"failing|échec|progress|wip)$", re.IGNORECASE)
 # What an operator says of a ticket that is not a request to work on it.
 _HANDS_OFF = re.compile(
     r"\b(?:don't|do\s+not|never|ignore|skip|out\s+of\s+scope|not\s+ours|leave|drop|"
@@ -166,10 +170,18 @@ def ticket_states(text: str, assigning: bool = False) -> list[tuple[str, int, st
                         and not _REFERENCE.search(sentence[:start]):
                     state = OPENS
             states.pop(name, None)
-            states[name] = (state, sentence)
+            states[name] = (state, _from_clause(sentence, start))
             if len(states) > TICKETS_PER_TEXT:
                 del states[next(iter(states))]
     return [(name, state, sentence) for name, (state, sentence) in states.items()]
+
+
+def _from_clause(sentence: str, start: int) -> str:
+    """A sentence from the clause that names a ticket on: "Done with WX-12, moving to
+    WX-13" says of WX-13 "moving to WX-13"."""
+    cut_at = max((match.end() for match in re.finditer(r",\s*", sentence)
+                  if match.end() <= start), default=0)
+    return sentence[cut_at:].strip() or sentence
 
 
 def _statuses(sentence: str, words: list[tuple[int, str]]) -> list[tuple[int, int]]:
@@ -178,14 +190,19 @@ def _statuses(sentence: str, words: list[tuple[int, str]]) -> list[tuple[int, in
     starts work, MENTIONS for a closing word that does not stand."""
     found = [(match.start(), CLOSES) for match in _CHECKED.finditer(sentence)]
     found += [(match.start(), OPENS) for match in _NOW_ON.finditer(sentence)]
+    phrased = [(match.start(), match.end()) for match in _CLOSED_PHRASE.finditer(sentence)]
+    found += [(start, CLOSES) for start, _ in phrased]
     clauses = [match.start() for match in _CLAUSE.finditer(sentence)]
     for index, (start, said) in enumerate(words):
         word = _ELISION.sub("", said)  # "j'attaque", "l'ai fermé"
+        if any(low <= start < high for low, high in phrased):
+            continue  # "won't fix": the phrase says it
         if _CLOSING.match(word):
             clause_start = max((at for at in clauses if at < start), default=-1)
             before = [w for at, w in words[max(0, index - 6):index] if at > clause_start]
             after = [w for _, w in words[index + 1:index + 5]]
-            found.append((start, MENTIONS if _not_yet(before, after) else CLOSES))
+            # A closing that has not happened says the ticket is still in flight.
+            found.append((start, OPENS if _not_yet(before, after) else CLOSES))
         elif _STARTING.match(word):
             found.append((start, OPENS))
     return found
