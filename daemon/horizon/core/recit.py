@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
 
 import msgspec
 
@@ -120,6 +121,10 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
     heard = dict(recit.heard)
     held = {quote_key(quote.text): quote for quote in recit.paroles}  # one per key
     size = sum(quote_size(quote) for quote in held.values())
+    # The order quotes leave in: passing ones first, then the oldest (lazily: an entry
+    # whose quote was said again or left already is passed over).
+    leaving = [(not quote.passing, quote.seq, key) for key, quote in held.items()]
+    heapq.heapify(leaving)
     for quote in quotes:
         key = quote_key(quote.text)
         before = heard.get(key)
@@ -139,10 +144,12 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
                       quote.passing)
         held[key] = added
         size += quote_size(added)
+        heapq.heappush(leaving, (not added.passing, added.seq, key))
         while size > keep_chars:  # the oldest passing words leave first, then the oldest
-            oldest = min(held, key=lambda held_key: (not held[held_key].passing,
-                                                     held[held_key].seq))
-            size -= quote_size(held.pop(oldest))
+            standing, seq, oldest = heapq.heappop(leaving)
+            gone = held.get(oldest)
+            if gone is not None and gone.seq == seq and gone.passing != standing:
+                size -= quote_size(held.pop(oldest))
     kept = sorted(held.values(), key=lambda kept_quote: kept_quote.seq)
     return msgspec.structs.replace(recit, paroles=tuple(kept), heard=heard)
 

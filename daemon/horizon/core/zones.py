@@ -255,7 +255,8 @@ def enter_condense(zones: Zones, leaving: list[Item], ctx: Context, changes: Cha
         changes.evicted.append(item.seq)
         if models and item.source == TRUNCATION:
             changes.to_condense.append(original)
-    fold_if_over(zones, ctx, changes)
+    if zones.condense_chars > ctx.settings.budget_condense:
+        fold_if_over(zones, ctx, changes)
 
 
 def has_aged(zones: Zones, settings: HorizonSettings, now: float) -> bool:
