@@ -238,3 +238,90 @@ def test_horizons_own_lines_follow_the_languages_typography(langue: str, labels:
     else:
         assert "make docs : make" in error
         assert step.startswith("#2 apicultrice : Please")
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Fixed. Next, I'll add a regression test. Let me know if you want more.",
+     "add a regression test"),
+    ("Done.\n\n**Next steps:**\n- Add a regression test for empty input\n- Update the docs",
+     "Add a regression test for empty input"),
+    ("## Progress\n- [x] parser\n- [ ] error recovery\n- [ ] docs", "error recovery"),
+    ("I'm about to run the full migration against staging.",
+     "run the full migration against staging"),
+    ("Next step: TBD.", None),
+    ("If you want, I'll also refactor the helper.", None),
+    ("```yaml\n# next: enable tls\nport: 8080\n```", None),
+])
+def test_a_step_is_work_to_do_not_talk_nor_a_placeholder(answer: str,
+                                                          expected: str | None) -> None:
+    assert stated_step(answer) == expected
+
+
+def test_a_rerun_wrapped_otherwise_is_the_same_run() -> None:
+    session = Session()
+    session.call("pytest tests/test_cart.py", FAILED.replace("test_wind", "test_cart"))
+    session.call("timeout 120 pytest tests/test_cart.py -q", PASSED)
+    assert session.section("Erreurs") == []
+    session.call("npm run build", "error TS2322: Type 'string' is not assignable")
+    session.call("cd /home/dev/shop && npm run build 2>&1 | tail -20", "built in 2.1s")
+    assert session.section("Erreurs") == []
+    session.call("cargo test", "test result: FAILED. 3 passed; 1 failed")
+    session.call("cd web && npm test", PASSED)  # another project's suite
+    assert any("cargo test" in line for line in session.section("Erreurs"))
+
+
+def test_rerunning_one_test_leaves_the_others_of_its_file_failing() -> None:
+    session = Session()
+    session.call("pytest tests/test_parser.py", "FAILED tests/test_parser.py::test_empty\n"
+                 "FAILED tests/test_parser.py::test_unicode\n== 2 failed, 8 passed ==")
+    session.call("pytest tests/test_parser.py::test_empty", "== 1 passed in 0.1s ==")
+    assert session.section("Erreurs")
+    session.call("pytest tests/test_parser.py::test_unicode", "== 1 passed in 0.1s ==")
+    assert session.section("Erreurs") == []
+
+
+@pytest.mark.parametrize(("first", "reversal", "old"), [
+    ("Going with Auth0 for login.", "Switching from Auth0 to Keycloak, we must self-host.",
+     "Auth0 for login"),
+    ("Décision : on stocke les fichiers bruts en CSV.",
+     "On abandonne le CSV au profit de Parquet pour les fichiers bruts.", "en CSV"),
+    ("We'll use Celery for the background jobs.",
+     "Actually, let's not bring in Celery: RQ is enough, jobs run on RQ.", "Celery for"),
+    ("Decision: cache responses in memcached.",
+     "Scratch that, memcached isn't available; caching in-process with an LRU instead.",
+     "in memcached."),
+])
+def test_a_reversal_in_other_words_replaces_the_decision(first: str, reversal: str,
+                                                        old: str) -> None:
+    session = Session()
+    session.bee("which?", first)
+    session.bee("and now?", reversal)
+    decisions = session.section("Décisions")
+    assert decisions and not any(old in line for line in decisions)
+
+
+def test_actions_and_undecided_words_are_no_decisions() -> None:
+    session = Session()
+    for answer in ("I'll use grep to find where the config is loaded.",
+                   "Switching to the feature branch to check the diff.",
+                   "No decision yet on the queue backend; I'll ask.",
+                   "Je garde un œil sur la CI.", "Je prends #7189 moi-même."):
+        session.bee("go", answer)
+    assert session.section("Décisions") == []
+
+
+def test_a_ticket_said_done_in_other_words_leaves_and_hands_off_words_open_nothing() -> None:
+    session = Session()
+    session.operator("WEB-77: the cart total is wrong. FYI OPS-40 is owned by the infra team.")
+    assert [line for line in session.section("Travail en cours") if "OPS-40" in line] == []
+    session.bee("status?", "The fix for WEB-77 is in, ticket closed.")
+    assert session.section("Travail en cours") == []
+
+
+def test_the_file_a_failure_names_is_among_the_files() -> None:
+    session = Session()
+    session.call("npm run build", "Failed to compile.\n./src/components/Chart.tsx:41:28\n"
+                 "Type error: Property 'x' does not exist", ok=False)
+    assert any("src/components/Chart.tsx" in line for line in session.section("Fichiers"))
+    session.call("grep -rn /api/invoices/export src", "", tool="Bash")
+    assert not any("/api/invoices" in line for line in session.section("Fichiers"))

@@ -35,6 +35,10 @@ _DECISION = re.compile(
     r"\w+\s+it\s+is\b|change\s+of\s+plans?\b|changed\s+my\s+mind\b|scratch\s+that\b|"
     r"on\s+second\s+thoughts?\b|revert(?:ing|ed)?\s+(?:to|the)\b|revers(?:e|es|ed|ing)\b|"
     r"earlier\s+call\b|wrong\s+(?:pick|choice|call)\b|in\s+favou?r\s+of\b|"
+    r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+from\s+\S+\s+to\b|"
+    r"\b(?:actually|en\s+fait),?\s+let's\s+not\b|let's\s+not\s+(?:use|bring|go)\b|"
+    r"\b(?:chose|picked|prefer(?:red)?|went\s+with|going\s+with|use)\s+\S+\s+over\s+\S+|"
+    r"au\s+profit\s+d[eu']|on\s+(?:reste|restera)\s+sur\b|"
     r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`-]+(?:\s+[\w.+#`-]+)?\s+(?:with|by)\b|"
     r"(?:dropp?(?:ed|ing)|dropping)\s+" + _NAMED + r"|"
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,3}?to\s+"
@@ -55,7 +59,8 @@ _DECISION = re.compile(
     r"ne\s+convient\s+(?:pas|plus)\b|remplac(?:e|é|ée|er)\s+(?:par\b|\S+\s+par\b))",
     re.IGNORECASE)
 _DECISION_CUES = (
-    "decid", "decision", "settl", "standardi", "use", "go with", "going with", "gone with",
+    "decid", "decision", "actually", "let's not", "over ", "profit", "reste", "from ",
+    "settl", "standardi", "use", "go with", "going with", "gone with",
     "went with", "stick", "keep", "switch", "mov", "migrat", "store", "adopt", "rely",
     "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
     "earlier call", "wrong", "favo", "replac", "drop", "chose", "chosen", "pick",
@@ -80,17 +85,22 @@ _COMMON = frozenset([
     "same", "it", "this", "that", "there", "cas", "fois", "moment", "temps", "tout",
     "rien", "chose", "différent", "pire", "meilleur",
 ])
-# What says the decision undoes an earlier one.
+_DECISION_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?])$")
+_UNDECIDED = re.compile(r"\b(?:no\s+decision|not\s+(?:yet\s+)?decided|undecided|"
+                        r"haven't\s+decided|pas\s+(?:encore\s+)?(?:de\s+)?décid|"
+                        r"aucune\s+décision|rien\s+de\s+décidé)", re.IGNORECASE)
+# What says a decision undoes the one just before it, without naming what it undoes.
 _REVERSAL = re.compile(
     r"\b(?:change\s+of\s+plans?|changed\s+my\s+mind|scratch\s+that|on\s+second\s+thoughts?|"
-    r"actually,?\s+no|revert|revers|reconsider|wrong\s+(?:pick|choice|call)|"
-    r"in\s+favou?r\s+of|instead\s+of|rather\s+than|no\s+longer|replac|dropp|drop\b|"
-    r"en\s+fait,?\s+non|reviens\s+sur|revenir\s+sur|finalement|au\s+lieu|plutôt\s+que|"
-    r"abandon|ne\s+convient|remplac|n'était\s+pas\s+le\s+bon)", re.IGNORECASE)
+    r"actually,?\s+(?:no|let's\s+not|scratch)|revers(?:e|es|ed|ing)\s+(?:that|this|it|the\s+"
+    r"(?:earlier|previous|last))|reconsider(?:ed|ing)?\s+(?:that|this)|en\s+fait,?\s+non|"
+    r"finalement,?\s+non|(?:je\s+)?reviens\s+sur\s+(?:ce|mon|notre)\s+choix|"
+    r"changement\s+de\s+plan)", re.IGNORECASE)
 _DROPPED = re.compile(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
-    r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|"
+    r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"
+    r"let's\s+not\s+(?:use|bring\s+in|go\s+with)|"
     r"(?:reviens|revenir)\s+sur(?:\s+le\s+choix\s+d[eu'])?)\s+"
     r"(?:the\s+|l[ae']\s*|les\s+)?([\w.+#-]+(?:\s+[\w.+#-]+)?)", re.IGNORECASE)
 _WAS_WRONG = re.compile(
@@ -139,7 +149,7 @@ _STOP = frozenset([
     "ma", "mes", "bascule", "basculer", "tranché", "opté", "c", "ça", "cela", "c'est",
     "va", "après", "apres", "comparaison", "choix", "reviens", "revenir", "emporte",
     "prend", "prends", "pris", "abandon", "remplace", "remplacer", "convient", "fait",
-    "non", "bon",
+    "non", "bon", "next", "step", "today", "add", "test", "tests",
 ])
 _CLITIC = re.compile(r"(?:'ll|'re|'ve|'s|'d|'m|n't)$")
 _ELISION = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t)'")
@@ -156,7 +166,11 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
     folded = fold_case(text)
     if not any(cue in folded for cue in _DECISION_CUES) and "decision" not in folded:
         return []
-    said = [sentence for line in text.split("\n") for sentence in sentences(line)]
+    # A decision is read whole: `;` parts no clause of it ("memcached isn't there;
+    # caching in-process instead"); a Markdown heading decides nothing.
+    said = [part.strip() for line in text.split("\n")
+            if _HEADING.match(line) or not line.lstrip().startswith("#")
+            for part in _DECISION_END.split(line) if part.strip()]
     found: list[tuple[str, str, bool, int]] = []  # and the sentence's index
     listing = False
     for index, sentence in enumerate(said):
@@ -171,7 +185,7 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
             listing = False
             if not _decides(sentence):
                 continue
-            around = " ".join(said[max(0, index - 1):index + 2])
+            around = " ".join(said[max(0, index - 1):index + 1])
             text = flatten(sentence)
             if found and found[-1][3] == index - 1:  # one decision said in two sentences
                 text = f"{found.pop()[0]} {text}"
@@ -184,8 +198,9 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
 
 def _decides(sentence: str) -> bool:
     """Whether a sentence settles a choice: not a question, not someone else's words, not
-    a ticket's work ("Je prends #7189", "Switching to DATA-204")."""
-    if sentence.endswith("?") or _REPORTED.search(sentence) or ticket_names(sentence):
+    a ticket's work ("Je prends #7189", "Switching to DATA-204"), not undecided."""
+    if (sentence.endswith("?") or _REPORTED.search(sentence) or ticket_names(sentence)
+            or _UNDECIDED.search(sentence)):
         return False
     if _DECISION.search(sentence) is not None:
         return True
@@ -202,9 +217,12 @@ def _stem(word: str) -> str:
     return word[:5]
 
 
+_PATHS = re.compile(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
+
+
 def _words(text: str) -> set[str]:
     words = (_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-")
-             for match in WORD.finditer(text))
+             for match in WORD.finditer(_PATHS.sub(" ", text)))
     return {_stem(word) for word in words
             if len(word) >= 3 and word not in _STOP and not word.isdigit()}
 
@@ -236,9 +254,10 @@ def same_subject(older: tuple[tuple[str, ...], tuple[str, ...]],
                  newer: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
     """Whether a newer decision (its subject words, its dropped words) decides again what
     an older one decided: it stops using something the older one is about, or they share
-    two subject words."""
+    two subject words, and a third of the fewer's."""
     old_words, _ = older
     new_words, new_dropped = newer
     if set(new_dropped) & set(old_words):
         return True
-    return len(set(old_words) & set(new_words)) >= 2
+    shared = len(set(old_words) & set(new_words))
+    return shared >= 2 and shared >= 0.3 * min(len(old_words), len(new_words))

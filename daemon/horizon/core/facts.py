@@ -70,6 +70,9 @@ _FILE_EXTENSIONS = frozenset({
 })
 
 
+_NAMED_FILES = frozenset(["Makefile", "Dockerfile", "Containerfile", "Procfile", "Gemfile",
+                          "Rakefile", "Justfile", "justfile", "Jenkinsfile", "Vagrantfile",
+                          "LICENSE", "README", "CHANGELOG", "CODEOWNERS", "Brewfile"])
 _NOT_FILES = frozenset([
     "and/or", "either/or", "client/server", "read/write", "input/output", "yes/no",
     "true/false", "on/off", "w/o", "n/a", "i/o", "tcp/ip", "node.js", "vue.js",
@@ -104,8 +107,8 @@ def files_of(item: Item, answer: str) -> tuple[str, ...]:
 
 
 def is_file_path(path: str) -> bool:
-    """Whether a path-like word names a file: a name with a file's extension, or a path
-    of two folders or more, or from the root or the home; not `and/or`, `TCP/IP`, a
+    """Whether a path-like word names a file: a name with a file's extension, or one of
+    the files known without one (`Makefile`); not a folder, a URL's route, `and/or`, a
     branch (`fix/PAY-311`) or a framework (`Node.js`)."""
     name = path.rpartition("/")[2]
     stem, dot, extension = name.rpartition(".")
@@ -113,9 +116,7 @@ def is_file_path(path: str) -> bool:
         return False
     if dot and extension.lower() in _FILE_EXTENSIONS and stem:
         return True
-    if any(part.isupper() for part in path.split("/") if part):
-        return False
-    return path.startswith(("/", "./", "../", "~/")) or path.count("/") >= 2
+    return name in _NAMED_FILES
 
 
 def signals_of(item: Item) -> Signals:
@@ -159,6 +160,10 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
                for name, state, sentence in ticket_states(question)]
     key = command_key(item.tool, question, paths)
     shown = command if shell else f"{flatten(item.tool or '')} {paths[0] if paths else command}"
+    if failure is not None and item.files is None:  # where it broke: the file to fix next
+        broke = "\n".join([*tail_lines(answer)[-3:], failure])
+        paths = tuple(dict.fromkeys([*paths, *(path for path in named_paths(broke)
+                                               if is_file_path(path))]))[:PATHS_PER_ENTRY]
     return Signals(
         paths, shown[:COMMAND_SHOWN], key,
         tests=None if run is None else run.paths, nodes=() if run is None else run.nodes,

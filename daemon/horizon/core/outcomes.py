@@ -63,6 +63,7 @@ _LAUNCHERS = frozenset(["sudo", "time", "nice", "nohup", "env", "command", "exec
 _RUN_LAUNCHERS = {"uv": "run", "poetry": "run", "pipenv": "run", "hatch": "run",
                   "pdm": "run", "rye": "run", "bundle": "exec", "pnpm": "exec",
                   "yarn": "dlx"}
+_DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
 _SHELL_WORDS = ("bash", "shell", "terminal", "command", "exec", "run", "cmd", "console")
 _SHELLS = frozenset(["bash", "sh", "zsh", "dash", "fish", "ksh"])
 
@@ -206,9 +207,9 @@ def _program(words: list[str]) -> list[str]:
         if "=" in word and not word.startswith("-") and (
                 index == 0 or words[index - 1] in _LAUNCHERS):
             index += 1  # VAR=value before the program
-        elif word in _LAUNCHERS or (word.startswith("-") and index
-                                    and words[index - 1] in _LAUNCHERS):
-            index += 1
+        elif word in _LAUNCHERS or (index and (word.startswith("-") or _DURATION.match(word))
+                                    and words[index - 1] in _LAUNCHERS | {"-n", "-s"}):
+            index += 1  # a launcher, its option or its number (`timeout 120`, `nice -n 5`)
         elif word in _RUN_LAUNCHERS and index + 1 < len(words) and (
                 words[index + 1] == _RUN_LAUNCHERS[word]):
             index += 2
@@ -320,7 +321,8 @@ def test_run(command: str) -> TestRun | None:
     for segment in _segments(unwrapped(command)):
         words = _program(segment)
         if words[:1] == ["cd"] and len(words) > 1:
-            folder = words[1].rstrip("/")
+            # A folder of the project (`cd web`); an absolute one is where it all is.
+            folder = "" if words[1].startswith(("/", "~", "$")) else words[1].strip("./")
             continue
         for runner, family in _RUNNERS_BY_PROGRAM.get(words[0] if words else "", ()):
             if tuple(words[:len(runner)]) == runner:

@@ -39,13 +39,26 @@ def sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of a text starts and ends (`sentences`' cuts)."""
+    spans, begin = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        if text[begin:match.start()].strip():
+            spans.append((begin, match.start()))
+        begin = match.end()
+    if text[begin:].strip():
+        spans.append((begin, len(text)))
+    return spans
+
+
 # -- the next step ------------------------------------------------------------------------
 
 _STEP_CUES = ("next", "now", "then", "plan", "going to", "let me", "let's", "todo", "to do",
               "moving", "after that", "afterwards", "remaining", "left", "i'll", "i will",
               "intend", "want to", "need to", "should", "still", "step", "prochaine",
               "ensuite", "maintenant", "puis", "vais", "reste", "étape", "passe", "attaque",
-              "à présent", "suite", "compte", "occupe", "dois", "faire", "tâche", "lance")
+              "à présent", "suite", "compte", "occupe", "dois", "faire", "tâche", "lance",
+              "about to", "gonna", "i'm ", "[ ]")
 # A marker ("Next step:", "Plan:") states a step whatever follows it.
 _MARKER = (
     r"(?:the\s+|my\s+)?next\s+steps?\s*(?:is|are|will\s+be)?\s*[:\-–—]\s*"
@@ -62,7 +75,8 @@ _MARKER = (
     r"|prochaines?\s+étapes?\s*[:\-–—]\s*|étapes?\s+suivantes?\s*[:\-–—]\s*"
     r"|dernière\s+étape\s*[:\-–—]\s*|ma\s+prochaine\s+tâche\s*[:\-–—]\s*"
     r"|(?:à|a)\s+faire\s+(?:ensuite|maintenant)\s*[:\-–—]\s*|reste\s+à\s+faire\s*[:\-–—]\s*"
-    r"|la\s+suite(?:\s+pour\s+moi)?\s*[:\-–—]\s*|(?:mon\s+)?plan\s*[:\-–—]\s*")
+    r"|la\s+suite(?:\s+pour\s+moi)?\s*[:\-–—]\s*|(?:mon\s+)?plan\s*[:\-–—]\s*"
+    r"|(?:à|a)\s+faire\s*[:\-–—]\s*")
 # The bee saying what it does next ("Now let me", "I'll", "je vais"): a step unless what
 # follows is talk, not work ("Let me know", "I'll be honest").
 _INTENT = (
@@ -74,6 +88,8 @@ _INTENT = (
     r"|(?:i(?:'m|\s+am)\s+)?(?:now\s+)?going\s+to\s+"
     r"|i\s+(?:still\s+)?(?:plan|intend|want|need|have)\s+to\s+|i'd\s+like\s+to\s+"
     r"|i\s+should\s+(?:also\s+)?|now\s+running\s+|moving\s+on\s+to\s+"
+    r"|i(?:'m|\s+am)\s+about\s+to\s+|(?:i'm\s+)?gonna\s+|what's\s+left\s+is(?:\s+to)?\s+"
+    r"|i(?:'m|\s+am)\s+(?=[^.]*\bnow\b)|(?:je|on)\s+(?=[^.]*\bmaintenant\b)"
     r"|(?:ensuite|maintenant|à\s+présent|puis|après\s+ça|après\s+cela)\s*,?\s+"
     r"(?=(?:je|j'|on|nous)\b)"
     r"|je\s+vais\s+(?:maintenant\s+|ensuite\s+|désormais\s+|à\s+présent\s+)?"
@@ -97,7 +113,8 @@ _HEADING = re.compile(
     r"^\W*(?:(?:the\s+|my\s+)?next\s+steps?|(?:here's\s+)?(?:my\s+|the\s+)?plan|"
     r"remaining(?:\s+work)?|what's\s+left|to\s*do|todo|prochaines?\s+étapes?|"
     r"étapes?\s+suivantes?|reste\s+à\s+faire|à\s+faire|la\s+suite)\W*$", re.IGNORECASE)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|\[[ x]\])\s+")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:\[[ x]\])?\s*")
+_UNCHECKED = re.compile(r"^\s*(?:[-*+]\s*)?\[ \]\s+(.+)")
 _STEP_END = re.compile(r"(?<=[.!?])\s|\s[—–]\s|$")
 _LEAD = re.compile(r"^(?:i(?:'ll|\s+will)|let\s+me|we(?:'ll|\s+will))\s+", re.IGNORECASE)
 
@@ -110,16 +127,25 @@ def stated_step(text: str) -> str | None:
     step = None
     lines = text.split("\n")
     for index, line in enumerate(lines):
+        unchecked = _UNCHECKED.match(line)
+        if unchecked and not (index and _UNCHECKED.match(lines[index - 1])):
+            step = _clause(unchecked.group(1)) or step  # a checklist's first open item
+            continue
         if _HEADING.match(line):  # "**Next steps:**" then a list: its first item
             follow = next((later for later in lines[index + 1:] if later.strip()), "")
             item = _clause(_LIST_ITEM.sub("", follow.strip()))
-            step = item or step
+            step = item if item and not _PLACEHOLDER.match(item) else step
             continue
         for sentence in sentences(line):
             found = _step_of(sentence)
             if found:
                 step = found
     return step
+
+
+_PLACEHOLDER = re.compile(
+    r"^(?:tbd|tba|tbc|none|nothing|n/a|na|—|-|\?+|rien|aucune?|pas\s+encore|à\s+définir|"
+    r"à\s+voir|to\s+be\s+(?:decided|defined|determined))\b", re.IGNORECASE)
 
 
 def _step_of(sentence: str) -> str | None:
@@ -131,7 +157,7 @@ def _step_of(sentence: str) -> str | None:
         if match.group("intent") is not None and _TALK.match(said):
             continue
         clause = _clause(said)
-        if clause and any(char.isalnum() for char in clause):
+        if clause and any(char.isalnum() for char in clause) and not _PLACEHOLDER.match(clause):
             found = clause
     return found
 

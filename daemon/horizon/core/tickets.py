@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from horizon.core.statements import WORD, fold_case, sentences
+from horizon.core.statements import WORD, fold_case, sentence_spans
 
 TICKETS_PER_TEXT = 8
 MENTIONS, OPENS, CLOSES = 0, 1, 2
@@ -48,7 +48,9 @@ _CLOSING = re.compile(
 _CHECKED = re.compile(r"[✅✔☑]")
 _CLOSED_PHRASE = re.compile(
     r"\bwon't\s+fix\b|\bwontfix\b|\bnot\s+planned\b|\b(?:is|now|went|est)\s+live\b|"
-    r"\b(?:in|to|into|en)\s+prod(?:uction)?\b", re.IGNORECASE)
+    r"\b(?:in|to|into|en)\s+prod(?:uction)?\b|\ball\s+set\b|\bc'est\s+(?:fait|bon|réglé)\b|"
+    r"\b(?:ticket|issue|bug)\s+(?:is\s+|est\s+)?(?:closed|done|resolved|fixed|fermé|clos)\b",
+    re.IGNORECASE)
 _ELISION = re.compile(r"^(?:l|d|j|qu|s|c|m|t)'")
 _NOW_ON = re.compile(r"\b(?:now|next)\s+(?:on|onto)\b|\bi'm\s+on\b|\bje\s+suis\s+sur\b",
                      re.IGNORECASE)
@@ -58,7 +60,7 @@ _STARTING = re.compile(
     r"beginning|began|resume|resuming|resumed|working|work|picking|pick|picked|take|"
     r"taking|took|tackle|tackling|investigate|investigating|digging|dig|looking|back|"
     r"again|continue|continuing|assigned|assign|new|parked|parking|park|pause|paused|"
-    r"hold|wait|waits|waiting|blocked|switch|switching|switched|moving|next|fix|"
+    r"hold|wait|waits|waiting|blocked|switch|switching|switched|moving|next|"
     r"implement|handle|handling|debug|debugging|rouvert|rouverte|rouvre|commence|"
     r"commencé|commençons|reprends|reprise|repris|attaque|ouvert|ouverte|nouveau|"
     r"nouvelle|pause|suspendu|suspends|attente|bloqué|bloquée|prends|occupe|regarde|"
@@ -68,7 +70,8 @@ _STARTING = re.compile(
     r"failing|échec|progress|wip)$", re.IGNORECASE)
 # What an operator says of a ticket that is not a request to work on it.
 _HANDS_OFF = re.compile(
-    r"\b(?:don't|do\s+not|never|ignore|skip|out\s+of\s+scope|not\s+ours|leave|drop|"
+    r"\b(?:don't|do\s+not|never|ignore|skip|out\s+of\s+scope|not\s+ours|not\s+us|"
+    r"owned\s+by|fyi|leave|drop|"
     r"ne\s+touche|pas\s+touche|laisse|ignore|hors\s+(?:périmètre|sujet)|oublie)\b",
     re.IGNORECASE)
 _REFERENCE = re.compile(
@@ -117,10 +120,11 @@ def _may_name_tickets(text: str) -> bool:
 
 
 def _unquoted(text: str) -> str:
-    """A text without what it quotes: `like "WX-12: handle empty frames"` is an example."""
+    """A text with what it quotes blanked (`like "WX-12: handle empty frames"` is an
+    example), every character kept in its place."""
     if '"' not in text and "“" not in text and "«" not in text and "`" not in text:
         return text
-    return _QUOTED.sub(" ", text)
+    return _QUOTED.sub(lambda match: " " * len(match.group(0)), text)
 
 
 def _named(text: str) -> list[tuple[int, int, str]]:
@@ -153,7 +157,9 @@ def ticket_states(text: str, assigning: bool = False) -> list[tuple[str, int, st
     if not _may_name_tickets(text):
         return []
     states: dict[str, tuple[int, str]] = {}
-    for sentence in sentences(_unquoted(text)):
+    blanked = _unquoted(text)
+    for begin, stop in sentence_spans(blanked):
+        sentence, shown = blanked[begin:stop], text[begin:stop]
         named = _named(sentence)
         if not named:
             continue
@@ -165,12 +171,12 @@ def ticket_states(text: str, assigning: bool = False) -> list[tuple[str, int, st
         for start, end, name in named:
             state = MENTIONS
             if not asked:
-                state = _state_at(sentence, start, end, statuses)
+                state = _state_at(sentence, start, end, statuses, len(named) == 1)
                 if state == MENTIONS and assigning and not _HANDS_OFF.search(sentence) \
                         and not _REFERENCE.search(sentence[:start]):
                     state = OPENS
             states.pop(name, None)
-            states[name] = (state, _from_clause(sentence, start))
+            states[name] = (state, _from_clause(shown, start))
             if len(states) > TICKETS_PER_TEXT:
                 del states[next(iter(states))]
     return [(name, state, sentence) for name, (state, sentence) in states.items()]
@@ -223,15 +229,28 @@ def _not_yet(before: list[str], after: list[str]) -> bool:
     return any(word in _NOT_YET_AFTER for word in after[:4])
 
 
-def _state_at(sentence: str, start: int, end: int, statuses: list[tuple[int, int]]) -> int:
-    """A ticket's state where it is named: the nearest status word decides, in its own
-    clause when there is one there (a comma, a dash or brackets part clauses)."""
+def _state_at(sentence: str, start: int, end: int, statuses: list[tuple[int, int]],
+              alone: bool) -> int:
+    """A ticket's state where it is named: the nearest status word in its own clause (a
+    comma, a dash or brackets part clauses). Failing one there, in the next clause when
+    that one goes on naming tickets ("WX-1, WX-2 and WX-3 are done"), or anywhere in the
+    sentence when it names no other ticket ("The fix for WX-1 is in, ticket closed")."""
     if not statuses:
         return MENTIONS
     bounds = [0, *(match.end() for match in _CLAUSE.finditer(sentence)), len(sentence) + 1]
     low = max(bound for bound in bounds if bound <= start)
     high = min((bound for bound in bounds if bound > start), default=len(sentence) + 1)
-    near = [status for status in statuses if low <= status[0] < high] or statuses
+    near = [status for status in statuses if low <= status[0] < high]
+    if not near:
+        following = _named(sentence[high:high + 40])
+        if following and not sentence[high:high + following[0][0]].strip(" ,;:&"):
+            after = min((bound for bound in bounds if bound > high),
+                        default=len(sentence) + 1)
+            near = [status for status in statuses if high <= status[0] < after]
+    if not near and alone:
+        near = statuses
+    if not near:
+        return MENTIONS
 
     def distance(status: tuple[int, int]) -> int:
         at = status[0]
