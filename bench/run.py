@@ -38,7 +38,8 @@ from recall import search_cost, show_cost
 from horizon.core.deferred import Deferred
 from horizon.core.ingest import apply
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.core.zones import Zones, settle
+from horizon.core.zone_state import Zones
+from horizon.core.zones import settle
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import context
 from horizon.hive.journal import Checkpoint

@@ -15,9 +15,8 @@ import hashlib
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
-from horizon.core.facts import is_passing_word, sections_of, signals_of
+from horizon.core.facts import is_passing_word
 from horizon.core.labels import Labels
-from horizon.core.outcomes import same_family
 from horizon.core.recit import (
     FREE_SECTIONS,
     Heard,
@@ -38,11 +37,15 @@ from horizon.core.records import (
     Stated,
     Ticket,
 )
+from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
+from horizon.core.signals import signals_of
+from horizon.core.test_runs import same_family
 from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
 from horizon.core.tickets import CLOSES, OPENS
 from horizon.core.turns import append_turns
-from horizon.core.zones import Zones, is_lighthouse
+from horizon.core.zone_state import Zones
+from horizon.core.zones import is_lighthouse
 
 
 def reference_paths(text: str) -> list[str]:

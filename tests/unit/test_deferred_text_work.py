@@ -17,7 +17,8 @@ from horizon.core.ingest import apply
 from horizon.core.records import RECORD_SPAN
 from horizon.core.settings import HorizonSettings
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Context, Zones, settle, sweep
+from horizon.core.zone_state import Context, Zones
+from horizon.core.zones import settle, sweep
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
 BEE = "mia"

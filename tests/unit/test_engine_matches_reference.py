@@ -26,12 +26,8 @@ from horizon.core.settings import HorizonSettings
 from horizon.core.text import clean, flatten, named_paths
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
-from horizon.core.zones import (
-    Context,
-    Zones,
-    content_hash,
-    sweep,
-)
+from horizon.core.zone_state import Context, Zones
+from horizon.core.zones import content_hash, sweep
 from horizon.summarize.cached import CachedSummarizer
 from tests.unit.reference import Reference, reference_bound, reference_hash, reference_paths
 from tests.unit.strategies import histories, horizon_settings, missions, texts

@@ -17,7 +17,8 @@ from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry
 from horizon.core.settings import HorizonSettings
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Changes, Context, Zones, step, sweep
+from horizon.core.zone_state import Changes, Context, Zones
+from horizon.core.zones import step, sweep
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
 BEE = "mia"

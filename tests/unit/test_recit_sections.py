@@ -11,13 +11,14 @@ from itertools import count
 import pytest
 
 from horizon.core.blocks import Item
+from horizon.core.folds import compose_recit
 from horizon.core.labels import ENGLISH, FRENCH
 from horizon.core.recit import Recit
 from horizon.core.settings import HorizonSettings
 from horizon.core.statements import stated_step
 from horizon.core.tickets import ticket_states
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Context, compose_recit
+from horizon.core.zone_state import Context
 
 BEE = "mia"
 

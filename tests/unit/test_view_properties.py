@@ -13,6 +13,7 @@ from horizon.core.blocks import Item
 from horizon.core.bound import bound_text
 from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry
+from horizon.core.folds import replace_condensed
 from horizon.core.ingest import apply
 from horizon.core.labels import FRENCH
 from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
@@ -20,7 +21,8 @@ from horizon.core.render import BlockMemo, render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Changes, Context, Zones, replace_condensed, settle, sweep
+from horizon.core.zone_state import Changes, Context, Zones
+from horizon.core.zones import settle, sweep
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 
 BEE = "mia"

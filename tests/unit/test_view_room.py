@@ -14,7 +14,7 @@ from horizon.core.render import cut_answer, render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
-from horizon.core.zones import Context, Zones
+from horizon.core.zone_state import Context, Zones
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
 BEE = "mia"

@@ -25,7 +25,7 @@ from horizon.cli.safe_text import printable
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
-from horizon.core.zones import Zones
+from horizon.core.zone_state import Zones
 from horizon.hive.discovery import discover, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError, open_regular
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat

@@ -21,7 +21,7 @@ _RESERVED_SEQ = 10**12 - 1
 
 class Signals(msgspec.Struct, frozen=True, omit_defaults=True):
     """What the récit's rules read in an exchange, taken from its whole text when it
-    leaves net (condensé then holds only the head of its answer): `facts.signals_of`."""
+    leaves net (condensé then holds only the head of its answer): `signals.signals_of`."""
 
     paths: tuple[str, ...] = ()  # the files it read or changed
     command: str | None = None  # a call that did more than read: its command, as shown

@@ -3,7 +3,7 @@
 A backlog of thousands of exchanges ends as a view of a few dozen and a récit of the
 records the folded ones left, so reading every exchange that passes through is mostly
 waste. While a pass runs with `Deferred`, an exchange leaving net keeps its answer here
-(once folded, only its ends: all the rules read of it, `facts.ends`) instead of having
+(once folded, only its ends: all the rules read of it, `signals.ends`) instead of having
 its signals read, and a fold queues its exchanges instead of composing the récit. When
 the pass ends, `zones.settle` reads the signals of the exchanges still held, and
 `compose` writes the récit once.
@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 import msgspec
 
 from horizon.core.blocks import Item
-from horizon.core.facts import ends, is_passing_word, learn_all, sections_of, signals_of
+from horizon.core.facts import is_passing_word, learn_all
 from horizon.core.recit import Quote, Recit, add_quotes
 from horizon.core.records import RECORD_SPAN
+from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
+from horizon.core.signals import ends, signals_of
 
 # Quotes waiting for the récit are merged this many at a time, which bounds what they hold.
 QUOTES_HELD = 512

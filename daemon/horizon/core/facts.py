@@ -1,6 +1,6 @@
-"""The deterministic récit's rules (pure, ADR 0008): what an exchange says (`signals_of`),
-what the folded exchanges leave in the records (`learn_all`), and the free sections
-written from the records (`sections_of`).
+"""What the folded exchanges leave in the récit's records (pure, ADR 0008): files,
+failures, tickets, decisions, the task and the next step, each by the newest seq that
+said it, within a span of seqs.
 """
 
 from __future__ import annotations
@@ -12,27 +12,7 @@ from typing import TypeVar
 import msgspec
 
 from horizon.core.blocks import Item, Signals
-from horizon.core.decisions import (
-    decisions_stated,
-    dropped_words,
-    same_subject,
-    subject_words,
-)
-from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
-from horizon.core.outcomes import (
-    COMMAND_CHARS,
-    TAIL_CHARS,
-    command_key,
-    covers,
-    failed_tests,
-    failure_of,
-    is_shell,
-    reads_only,
-    same_family,
-    tail_lines,
-    test_run,
-)
-from horizon.core.recit import Line
+from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.records import (
     DECISIONS_KEPT,
     FAILURES_KEPT,
@@ -45,153 +25,11 @@ from horizon.core.records import (
     Stated,
     Ticket,
 )
-from horizon.core.statements import is_filler, is_question, is_request, stated_step
-from horizon.core.text import cut, flatten, named_paths
-from horizon.core.tickets import CLOSES, MENTIONS, OPENS, ticket_names, ticket_states
+from horizon.core.signals import signals_of
+from horizon.core.statements import is_filler, is_question
+from horizon.core.test_runs import covers, same_family
+from horizon.core.tickets import CLOSES, OPENS, ticket_names
 
-CONVERSATION, TASK, TOOL = "conversation", "task", "tool"
-HEAD_CHARS = 1200  # of an answer, where the bee's words and a file tool's error are
-SEPARATOR = "\n[…]\n"
-QUESTION_CHARS = 2000  # of a question, what the rules read
-SCANNED_CHARS = 400  # of a question and of the bee's answer, where files are named
-PATHS_PER_ENTRY = 12
-FILES_PER_ENTRY = 32  # of the runtime's `files`, the ones used
-FILE_CHARS = 200
-ERROR_LINE_CHARS = 160
-COMMAND_SHOWN = COMMAND_CHARS
-DEFAULT_ASKER = "apicultrice"
-# A path without a folder is a file name only with an extension files have.
-_FILE_EXTENSIONS = frozenset({
-    "py", "pyi", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "java", "kt", "c",
-    "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "sh", "bash", "zsh",
-    "ps1", "md", "rst", "txt", "toml", "yaml", "yml", "json", "jsonl", "ini", "cfg",
-    "conf", "env", "lock", "sql", "csv", "xml", "html", "htm", "css", "scss", "vue",
-    "svelte", "proto", "graphql", "tf", "ipynb", "dockerfile", "makefile", "mk", "gradle",
-})
-
-
-_NAMED_FILES = frozenset(["Makefile", "Dockerfile", "Containerfile", "Procfile", "Gemfile",
-                          "Rakefile", "Justfile", "justfile", "Jenkinsfile", "Vagrantfile",
-                          "LICENSE", "README", "CHANGELOG", "CODEOWNERS", "Brewfile"])
-_NOT_FILES = frozenset([
-    "and/or", "either/or", "client/server", "read/write", "input/output", "yes/no",
-    "true/false", "on/off", "w/o", "n/a", "i/o", "tcp/ip", "node.js", "vue.js",
-    "next.js", "react.js", "three.js", "d3.js", "chart.js", "express.js", "nuxt.js",
-    "socket.io", "asp.net", "vb.net", "ado.net",
-])
-
-
-def ends(answer: str) -> str:
-    """The parts of an answer the rules read: its head and its tail. Reading is always
-    through this, so a pass that keeps only these (`Deferred`) reads the same."""
-    if len(answer) <= HEAD_CHARS + len(SEPARATOR) + TAIL_CHARS:
-        return answer
-    return answer[:HEAD_CHARS] + SEPARATOR + answer[-TAIL_CHARS:]
-
-
-def is_call(item: Item) -> bool:
-    return item.tool is not None or item.type == TOOL
-
-
-def files_of(item: Item, answer: str) -> tuple[str, ...]:
-    """The files an exchange read or changed: the runtime's `files` when it gave them,
-    else the paths named at the head of its question (a command, a file tool's target)
-    and of the bee's own answer (a tool's output names what it met)."""
-    if item.files is not None:
-        cleaned = (cut(flatten(path), FILE_CHARS) for path in item.files[:FILES_PER_ENTRY])
-        return tuple(dict.fromkeys(path for path in cleaned if path))
-    head = item.question[:SCANNED_CHARS]
-    if not is_call(item):
-        head += "\n" + answer[:SCANNED_CHARS]
-    return tuple(path for path in named_paths(head) if is_file_path(path))[:PATHS_PER_ENTRY]
-
-
-def is_file_path(path: str) -> bool:
-    """Whether a path-like word names a file: a name with a file's extension, or one of
-    the files known without one (`Makefile`); not a folder, a URL's route, `and/or`, a
-    branch (`fix/PAY-311`) or a framework (`Node.js`)."""
-    name = path.rpartition("/")[2]
-    stem, dot, extension = name.rpartition(".")
-    if path.lower() in _NOT_FILES or name.lower() in _NOT_FILES:
-        return False
-    if dot and extension.lower() in _FILE_EXTENSIONS and stem:
-        return True
-    return name in _NAMED_FILES
-
-
-def signals_of(item: Item) -> Signals:
-    """What the rules read in an exchange, from its question and its answer's ends."""
-    answer = ends(item.answer)
-    question = item.question[:QUESTION_CHARS]
-    paths = files_of(item, answer)
-    if is_call(item):
-        return _call_signals(item, question, answer, paths)
-    request = item.lighthouse and item.type == CONVERSATION and is_request(question)
-    # An operator's request or a task gives work: the tickets it names are assigned.
-    assigning = request or (item.type == TASK and not is_filler(question)) or (
-        item.lighthouse and item.type == CONVERSATION and not is_question(question))
-    tickets = [*ticket_states(question, assigning), *ticket_states(answer)]
-    step = stated_step(answer)
-    asker = None
-    if step is None and request:
-        step, asker = flatten(question), item.sender or DEFAULT_ASKER
-    task = None
-    if ((item.type == TASK or request) and not is_filler(question)
-            and (request or not is_question(question)) and not ticket_names(question)):
-        task = flatten(question)
-    return Signals(paths, tickets=_latest(tickets), step=step, step_asker=asker,
-                   decisions=tuple(decisions_stated(answer)), task=task)
-
-
-def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]) -> Signals:
-    """A tool call: what ran, whether it failed. A call that only reads names its files
-    and nothing else (a `grep` that finds nothing exits 1, a `git log` names tickets)."""
-    command = flatten(question)
-    if reads_only(item.tool, command):
-        return Signals(paths)
-    shell = is_shell(item.tool)
-    run = test_run(command) if shell else None
-    failure = failure_of(answer, shell, item.tool, command)
-    if item.ok is not None:
-        failure = None if item.ok else (failure or _last_line(answer))
-    failed = failed_tests(answer) if failure is not None and run is not None else ()
-    # A command names its tickets at work; its words may close them (a commit message).
-    tickets = [(name, MENTIONS if state == OPENS else state, sentence)
-               for name, state, sentence in ticket_states(question)]
-    key = command_key(item.tool, question, paths)
-    shown = command if shell else f"{flatten(item.tool or '')} {paths[0] if paths else command}"
-    if failure is not None and item.files is None:  # where it broke: the file to fix next
-        broke = "\n".join([*tail_lines(answer)[-3:], failure])
-        paths = tuple(dict.fromkeys([*paths, *(path for path in named_paths(broke)
-                                               if is_file_path(path))]))[:PATHS_PER_ENTRY]
-    return Signals(
-        paths, shown[:COMMAND_SHOWN], key,
-        tests=None if run is None else run.paths, nodes=() if run is None else run.nodes,
-        suite="" if run is None else run.family,
-        whole_suite=run is not None and run.whole_suite, failure=failure,
-        failed_tests=tuple(dict.fromkeys(path for path, _ in failed)),
-        failed_nodes=tuple(node for _, node in failed if node), tickets=_latest(tickets))
-
-
-def _last_line(answer: str) -> str:
-    lines = tail_lines(answer[-TAIL_CHARS:])
-    return lines[-1] if lines else "ok: false"
-
-
-def _latest(states: list[tuple[str, int, str]]) -> tuple[tuple[str, int, str], ...]:
-    """Each ticket's last statement in the exchange (the answer comes after the question);
-    a mere mention does not undo an opening or a closing said before it."""
-    latest: dict[str, tuple[str, int, str]] = {}
-    for state in states:
-        said = latest.get(state[0])
-        if said is not None and state[1] == MENTIONS and said[1] != MENTIONS:
-            continue
-        latest.pop(state[0], None)
-        latest[state[0]] = state
-    return tuple(latest.values())
-
-
-# -- the records --------------------------------------------------------------------------------
 
 class _Learning:
     """The records being learnt, one folded entry at a time."""
@@ -337,94 +175,3 @@ def learn_all(facts: Facts, batch: Iterable[Item], newest: int = 0) -> Facts:
             item.signals = signals_of(item)
         learning.learn(item, item.signals)
     return learning.done(newest)
-
-
-# -- the sections ------------------------------------------------------------------------------
-
-def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple[Line, ...]]:
-    """The free sections, each newest first: what the view shows of them is chosen when it
-    renders."""
-    colon = labels.colon
-    sections = {
-        DECISIONS: _newest_first(
-            (decision.seq, cut(f"#{decision.seq} {decision.text}", ligne_max))
-            for decision in current_decisions(facts.decisions)),
-        FILES: _newest_first((seq, cut(f"{path} (#{seq})", ligne_max))
-                             for path, seq in _files(facts.files).items()),
-        ERRORS: _newest_first(_errors(facts, colon, min(ligne_max, ERROR_LINE_CHARS))),
-        WORK: _newest_first(_work(facts, ligne_max)),
-        NEXT: (Line(facts.step.seq, cut(_step(facts.step, colon), ligne_max)),)
-        if facts.step is not None else (),
-    }
-    return {name: lines for name, lines in sections.items() if lines}
-
-
-def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
-    return tuple(Line(seq, text) for seq, text in sorted(lines, key=lambda line: (-line[0],
-                                                                                   line[1])))
-
-
-def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
-    """The decisions no newer one replaces: one on the same subject, or one that says it
-    reverses the decision just before it when it names no subject of an older one."""
-    decisions = sorted(decisions, key=lambda decision: (decision.seq, decision.text))
-    replaced: set[int] = set()
-    for index, newer in enumerate(decisions):
-        older = [(at, decision) for at, decision in enumerate(decisions[:index])
-                 if decision.seq < newer.seq]
-        matched = [at for at, decision in older
-                   if same_subject((decision.words, decision.dropped),
-                                   (newer.words, newer.dropped))]
-        if not matched and newer.reverses and older:
-            matched = [older[-1][0]]
-        replaced.update(matched)
-    return [decision for at, decision in enumerate(decisions) if at not in replaced]
-
-
-def _files(files: dict[str, int]) -> dict[str, int]:
-    """Each file once: a bare name, or a path a longer one ends with (an absolute path and
-    the same relative one), is the newest full path that ends with it."""
-    shown = dict(files)
-    for path in sorted(files, key=len):
-        if path not in shown:
-            continue
-        longer = [known for known in shown if known != path and known.endswith("/" + path)]
-        if not longer:
-            continue
-        if "/" in path:  # relative: the shorter path names the file
-            for known in longer:
-                shown[path] = max(shown[path], shown.pop(known))
-        else:  # a bare name: the newest full path that ends with it
-            newest = max(longer, key=lambda known: (shown[known], known))
-            shown[newest] = max(shown[newest], shown.pop(path))
-    return shown
-
-
-def _errors(facts: Facts, colon: str, width: int) -> Iterable[tuple[int, str]]:
-    for failure in facts.failures.values():
-        yield failure.seq, cut(f"#{failure.seq} {failure.command}{colon} "
-                               f"{flatten(failure.line)}", width)
-    for path, failure in facts.tests.items():
-        named = "" if path in failure.command or path in failure.line else f" ({path})"
-        yield failure.seq, cut(f"#{failure.seq} {failure.command}{named}{colon} "
-                               f"{flatten(failure.line)}", width)
-
-
-def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
-    """Tickets in flight, those opened by the same sentence on one line; the task."""
-    said: dict[tuple[int, str], list[str]] = {}
-    for name, ticket in facts.tickets.items():
-        if ticket.in_flight:
-            said.setdefault((ticket.worked, flatten(ticket.said)), []).append(name)
-    for (worked, sentence), names in said.items():
-        missing = [name for name in names if name not in sentence]
-        text = f"{', '.join(missing)} — {sentence}" if missing else sentence
-        yield worked, cut(f"#{worked} {text}", ligne_max)
-    if facts.task is not None:
-        yield facts.task.seq, cut(f"#{facts.task.seq} {facts.task.text}", ligne_max)
-
-
-def _step(step: Stated, colon: str) -> str:
-    if step.asker is None:
-        return f"#{step.seq} {step.text}"
-    return f"#{step.seq} {flatten(step.asker)}{colon} {step.text}"

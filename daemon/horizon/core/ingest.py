@@ -17,10 +17,8 @@ from collections.abc import Iterable, Sequence
 
 from horizon.core.entries import Entry, Rejection
 from horizon.core.truncation import Truncation
+from horizon.core.zone_state import Changes, Context, Zones
 from horizon.core.zones import (
-    Changes,
-    Context,
-    Zones,
     age_limit,
     enter_condense,
     enter_net,

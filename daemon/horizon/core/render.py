@@ -33,7 +33,8 @@ from horizon.core.recit import (
 from horizon.core.recit import render_recit as recit_text
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import clean, flatten
-from horizon.core.zones import Zones, mission_text
+from horizon.core.zone_state import Zones
+from horizon.core.zones import mission_text
 
 # Step 2 empties the récit's bodies in this order; Mission goes last.
 RECIT_CUT_ORDER = (*FREE_SECTIONS, MISSION)

@@ -2,7 +2,7 @@
 
 Condensing flattens an answer and cuts it to `ligne_max`. Folding learns from each folded
 entry in turn (`facts.learn_all`) and writes the free sections from what it learnt
-(`facts.sections_of`): the récit is then a function of the folded entries, whatever
+(`sections.sections_of`): the récit is then a function of the folded entries, whatever
 batches they came in.
 """
 
@@ -13,9 +13,10 @@ from collections.abc import Sequence
 import msgspec
 
 from horizon.core.blocks import Item
-from horizon.core.facts import learn_all, sections_of
+from horizon.core.facts import learn_all
 from horizon.core.labels import FRENCH, Labels
 from horizon.core.recit import Recit
+from horizon.core.sections import sections_of
 from horizon.core.summarizer import TRUNCATION, Condensed, Folded
 from horizon.core.text import ELLIPSIS, flat_cut, flatten
 

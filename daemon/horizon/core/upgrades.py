@@ -15,17 +15,10 @@ from typing import Protocol
 import msgspec
 
 from horizon.core.blocks import Item
+from horizon.core.folds import compose_recit, fold_by_truncation, fold_if_over, replace_condensed
 from horizon.core.recit import Recit
 from horizon.core.summarizer import TRUNCATION, Folded, ModelResult
-from horizon.core.zones import (
-    Changes,
-    Context,
-    Zones,
-    compose_recit,
-    fold_by_truncation,
-    fold_if_over,
-    replace_condensed,
-)
+from horizon.core.zone_state import Changes, Context, Zones
 
 MAX_PENDING_FOLDS = 32
 

@@ -9,11 +9,8 @@ eviction without a new entry.
 from __future__ import annotations
 
 import bisect
-import functools
 import hashlib
 import operator
-from dataclasses import dataclass, field
-from typing import Protocol
 
 import msgspec
 
@@ -21,92 +18,23 @@ from horizon.core.blocks import (
     Item,
     answer_size,
     condensed_label,
-    condensed_size,
     flat_answer_size,
     head_size,
-    net_overhead,
 )
-from horizon.core.deferred import Deferred, lighthouse_quotes, quotes_kept
 from horizon.core.entries import Entry, Rejection
-from horizon.core.facts import signals_of
-from horizon.core.labels import Labels
-from horizon.core.recit import Line, Recit, add_quotes
+from horizon.core.folds import fold_if_over
 from horizon.core.settings import HorizonSettings
-from horizon.core.summarizer import TRUNCATION, Summarizer
+from horizon.core.signals import signals_of
+from horizon.core.summarizer import TRUNCATION
 from horizon.core.text import cut, flatten
 from horizon.core.truncation import Truncation
 from horizon.core.turns import append_turns
+from horizon.core.zone_state import Changes, Context, Zones
 
 CONVERSATION = "conversation"
 LAST_REJECTED = 5
 _INSTANT = operator.attrgetter("instant")
 _SEQ = operator.attrgetter("seq")
-
-
-class Zones(msgspec.Struct):
-    """Everything the view is made of, plus the bookkeeping of what was read."""
-
-    up_to: int = 0
-    at: float = 0.0
-    accepted: int = 0
-    rejected: int = 0
-    rejections: dict[str, int] = msgspec.field(default_factory=dict)  # by reason
-    bad_fields: int = 0  # accepted entries whose `ok` or `files` had the wrong type
-    last_rejected: list[int] = msgspec.field(default_factory=list)  # their seqs, newest last
-    net: list[Item] = msgspec.field(default_factory=list)
-    condense: list[Item] = msgspec.field(default_factory=list)
-    recit: Recit = msgspec.field(default_factory=Recit)
-    first_lighthouse: str | None = None
-    turns: list[str] = msgspec.field(default_factory=list)
-    net_chars: int = 0
-    condense_chars: int = 0
-    recit_level: str = TRUNCATION
-
-
-class Upgrades(Protocol):
-    """What the models owe while they are configured (`upgrades.QueuedFolds`): the zones
-    hand it every fold, and it says which récit to show meanwhile, and by whom."""
-
-    def fold(self, before: Recit, batch: list[Item], ctx: Context,
-             first_lighthouse: str | None) -> tuple[Recit, str]:
-        ...
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a step depends on besides the zones: all of it passed in, nothing read.
-
-    `upgrades` is set when model levels stand above truncation: evicted answers are then
-    kept whole for them, and folds go through it. `deferred` (truncation alone) leaves
-    the text work to the end of the pass: whoever sets it calls `settle` then.
-    """
-
-    bee: str
-    settings: HorizonSettings
-    summarizer: Summarizer
-    now: float
-    mission: str | None = None
-    upgrades: Upgrades | None = None
-    deferred: Deferred | None = None
-
-    @functools.cached_property
-    def labels(self) -> Labels:
-        return self.settings.labels  # looked up once, not at every step
-
-    @functools.cached_property
-    def net_overhead(self) -> int:
-        return net_overhead(self.bee, self.labels)
-
-
-@dataclass
-class Changes:
-    """What a batch of steps did, for logs and for the model worker."""
-
-    evicted: list[int] = field(default_factory=list)
-    folded: list[int] = field(default_factory=list)
-    folds: int = 0
-    # Evicted exchanges, answers whole, that truncation condensed while models wait.
-    to_condense: list[Item] = field(default_factory=list)
 
 
 def is_lighthouse(entry: Entry, settings: HorizonSettings) -> bool:
@@ -344,100 +272,6 @@ def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -
         position = bisect.bisect(zones.condense, item.seq, key=lambda held: held.seq)
         zones.condense.insert(position, item)
     zones.condense_chars += item.chars
-
-
-def replace_condensed(zones: Zones, seq: int, content: str, text: str, level: str,
-                      settings: HorizonSettings) -> bool:
-    """A model's condensation replaces the truncated one, if the entry is still there."""
-    for item in zones.condense:
-        if item.seq == seq and item.content == content:
-            zones.condense_chars -= item.chars
-            item.answer = text
-            item.source = level
-            item.whole = False
-            item.chars = condensed_size(item, settings.labels)
-            zones.condense_chars += item.chars
-            return True
-    return False
-
-
-def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
-    """Fold the oldest condensed entries while the zone is over budget (public: the
-    daemon calls it again when a model's condensation changes an entry's size)."""
-    settings = ctx.settings
-    protect = settings.plancher_phare == "condense"
-    budget = settings.budget_condense
-    batch: set[int] = set()
-    size = zones.condense_chars
-    if size > budget:
-        for item in zones.condense:
-            if size <= budget // 2:
-                break
-            if not (protect and item.lighthouse):
-                batch.add(item.seq)
-                size -= item.chars
-    # Lighthouses stay at their floor within half the budget, so that a fold always
-    # brings the zone back to half and folds stay rare. The lighthouses left are at most
-    # what is left: measure them only when that is over half.
-    if protect and zones.condense_chars > budget and size > budget // 2:
-        lighthouse_size = sum(
-            item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
-        )
-        for item in zones.condense:
-            if lighthouse_size <= budget // 2:
-                break
-            if item.lighthouse and item.seq not in batch:
-                batch.add(item.seq)
-                lighthouse_size -= item.chars
-    if batch:
-        folding = [item for item in zones.condense if item.seq in batch]
-        zones.condense = [item for item in zones.condense if item.seq not in batch]
-        zones.condense_chars = sum(item.chars for item in zones.condense)
-        fold_batch(zones, folding, ctx)
-        changes.folded.extend(item.seq for item in folding)
-        changes.folds += 1
-
-
-def fold_batch(zones: Zones, batch: list[Item], ctx: Context) -> None:
-    """One summarizer call for the batch; the daemon adds the quotes and bounds the result.
-
-    With models configured the fold goes to what they owe (`ctx.upgrades`), which says
-    what to show until they have folded it.
-    """
-    before = zones.recit
-    if ctx.deferred is not None:
-        ctx.deferred.fold(before, batch, ctx.settings)  # the récit is composed by `settle`
-        return
-    if ctx.upgrades is not None:
-        zones.recit, zones.recit_level = ctx.upgrades.fold(before, batch, ctx,
-                                                           zones.first_lighthouse)
-        return
-    if isinstance(ctx.summarizer, Truncation):
-        zones.recit = fold_by_truncation(before, batch, ctx, zones.first_lighthouse)
-        zones.recit_level = TRUNCATION
-        return
-    folded = ctx.summarizer.fold(before, batch)
-    zones.recit = compose_recit(before, folded.recit.sections, batch, ctx,
-                                zones.first_lighthouse)
-    zones.recit_level = folded.level
-
-
-def fold_by_truncation(before: Recit, batch: list[Item], ctx: Context,
-                       first_lighthouse: str | None) -> Recit:
-    """compose_recit over truncation's own sections."""
-    return compose_recit(before, None, batch, ctx, first_lighthouse)
-
-
-def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
-                  batch: list[Item], ctx: Context, first_lighthouse: str | None) -> Recit:
-    """The free sections a summarizer wrote (None: truncation's), truncation's memory of
-    the folded entries (kept whatever level writes, so the rules can take over at any
-    fold), and the daemon's quotes of the folded lighthouses merged in. What the view
-    shows of it is chosen when it renders."""
-    learnt = Truncation(ctx.settings.ligne_max, ctx.labels).fold_recit(before, batch)
-    if sections is not None:
-        learnt = msgspec.structs.replace(learnt, sections=sections)
-    return add_quotes(learnt, lighthouse_quotes(batch), quotes_kept(ctx.settings))
 
 
 def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:

@@ -26,7 +26,8 @@ from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.core.upgrades import take_condensed, take_folded
-from horizon.core.zones import Changes, has_aged, settle, sweep
+from horizon.core.zone_state import Changes
+from horizon.core.zones import has_aged, settle, sweep
 from horizon.engine.stepping import (
     REJECTION_EXAMPLES,
     Commit,

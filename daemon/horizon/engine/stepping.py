@@ -22,7 +22,8 @@ from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
-from horizon.core.zones import Changes, Context, settle, sweep
+from horizon.core.zone_state import Changes, Context
+from horizon.core.zones import settle, sweep
 from horizon.hive.durable import JournalError, require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint

@@ -10,7 +10,7 @@ import msgspec
 
 from horizon.core.settings import Effective
 from horizon.core.upgrades import FoldQueue
-from horizon.core.zones import Zones
+from horizon.core.zone_state import Zones
 from horizon.hive.durable import (
     JournalError,
     StoreError,

@@ -1,0 +1,104 @@
+"""The récit's free sections written from the records (pure, ADR 0008), each newest
+first: what the view shows of them is chosen when it renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from horizon.core.decisions import same_subject
+from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
+from horizon.core.recit import Line
+from horizon.core.records import Decision, Facts, Stated
+from horizon.core.text import cut, flatten
+
+ERROR_LINE_CHARS = 160
+
+
+def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple[Line, ...]]:
+    """The free sections, each newest first: what the view shows of them is chosen when it
+    renders."""
+    colon = labels.colon
+    sections = {
+        DECISIONS: _newest_first(
+            (decision.seq, cut(f"#{decision.seq} {decision.text}", ligne_max))
+            for decision in current_decisions(facts.decisions)),
+        FILES: _newest_first((seq, cut(f"{path} (#{seq})", ligne_max))
+                             for path, seq in _files(facts.files).items()),
+        ERRORS: _newest_first(_errors(facts, colon, min(ligne_max, ERROR_LINE_CHARS))),
+        WORK: _newest_first(_work(facts, ligne_max)),
+        NEXT: (Line(facts.step.seq, cut(_step(facts.step, colon), ligne_max)),)
+        if facts.step is not None else (),
+    }
+    return {name: lines for name, lines in sections.items() if lines}
+
+
+def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
+    return tuple(Line(seq, text) for seq, text in sorted(lines, key=lambda line: (-line[0],
+                                                                                   line[1])))
+
+
+def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
+    """The decisions no newer one replaces: one on the same subject, or one that says it
+    reverses the decision just before it when it names no subject of an older one."""
+    decisions = sorted(decisions, key=lambda decision: (decision.seq, decision.text))
+    replaced: set[int] = set()
+    for index, newer in enumerate(decisions):
+        older = [(at, decision) for at, decision in enumerate(decisions[:index])
+                 if decision.seq < newer.seq]
+        matched = [at for at, decision in older
+                   if same_subject((decision.words, decision.dropped),
+                                   (newer.words, newer.dropped))]
+        if not matched and newer.reverses and older:
+            matched = [older[-1][0]]
+        replaced.update(matched)
+    return [decision for at, decision in enumerate(decisions) if at not in replaced]
+
+
+def _files(files: dict[str, int]) -> dict[str, int]:
+    """Each file once: a bare name, or a path a longer one ends with (an absolute path and
+    the same relative one), is the newest full path that ends with it."""
+    shown = dict(files)
+    for path in sorted(files, key=len):
+        if path not in shown:
+            continue
+        longer = [known for known in shown if known != path and known.endswith("/" + path)]
+        if not longer:
+            continue
+        if "/" in path:  # relative: the shorter path names the file
+            for known in longer:
+                shown[path] = max(shown[path], shown.pop(known))
+        else:  # a bare name: the newest full path that ends with it
+            newest = max(longer, key=lambda known: (shown[known], known))
+            shown[newest] = max(shown[newest], shown.pop(path))
+    return shown
+
+
+def _errors(facts: Facts, colon: str, width: int) -> Iterable[tuple[int, str]]:
+    for failure in facts.failures.values():
+        yield failure.seq, cut(f"#{failure.seq} {failure.command}{colon} "
+                               f"{flatten(failure.line)}", width)
+    for path, failure in facts.tests.items():
+        named = "" if path in failure.command or path in failure.line else f" ({path})"
+        yield failure.seq, cut(f"#{failure.seq} {failure.command}{named}{colon} "
+                               f"{flatten(failure.line)}", width)
+
+
+def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
+    """Tickets in flight, those opened by the same sentence on one line; the task."""
+    said: dict[tuple[int, str], list[str]] = {}
+    for name, ticket in facts.tickets.items():
+        if ticket.in_flight:
+            said.setdefault((ticket.worked, flatten(ticket.said)), []).append(name)
+    for (worked, sentence), names in said.items():
+        missing = [name for name in names if name not in sentence]
+        text = f"{', '.join(missing)} — {sentence}" if missing else sentence
+        yield worked, cut(f"#{worked} {text}", ligne_max)
+    if facts.task is not None:
+        yield facts.task.seq, cut(f"#{facts.task.seq} {facts.task.text}", ligne_max)
+
+
+def _step(step: Stated, colon: str) -> str:
+    if step.asker is None:
+        return f"#{step.seq} {step.text}"
+    return f"#{step.seq} {flatten(step.asker)}{colon} {step.text}"
