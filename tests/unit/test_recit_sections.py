@@ -153,6 +153,11 @@ def test_a_negated_closing_keeps_a_ticket_in_flight() -> None:
     ("Parking issue 57 for now, back to BILL-9.", {"#57": 1, "BILL-9": 1}),
     ("WX-230, WX-231 and WX-232 are done.", {"WX-230": 2, "WX-231": 2, "WX-232": 2}),
     ("Ticket WX-230 livré.", {"WX-230": 2}),
+    ("WX-230 looks fixed but the flake remains.", {"WX-230": 1}),
+    ("Once WX-12 is merged I will tag.", {"WX-12": 1}),
+    ("WX-12 ✅", {"WX-12": 2}),
+    ("WX-12 is live.", {"WX-12": 2}),
+    ("Reusing the approach from WX-12.", {"WX-12": 0}),
 ])
 def test_a_ticket_state_is_the_word_nearest_it(text: str, expected: dict[str, int]) -> None:
     assert {name: state for name, state, _ in ticket_states(text)} == expected
