@@ -18,13 +18,14 @@ What is folded. The récit only knows folded entries: at a checkpoint, the folde
 every seq up to the summary's `up_to` that is neither in its `condense` or `net` lists nor
 removed by the hard cut (`cut` items with a `seq`). Probes of a récit section take their
 ground truth over folded entries only; probes of the whole view take it over everything.
-Sections are found by their headings (French or English titles of SPEC section 4); a
+Sections are found by their headings (French or English titles, docs/reference.md §3.5); a
 section's lines are its non-blank lines, a leading `>` quote marker removed.
 
-How names are matched (fair to any rendering of SPEC section 4):
+How names are matched (fair to any rendering of the view, docs/reference.md §3.5):
 - a path, a symbol, a ticket or a choice word is named when it appears whole: not inside a
   longer word, number, id or path (`WX-230` is not named by `WX-2301`, `src/a.rs` not by
-  `lib/src/a.rs`); tickets ignore case, and `issue 57` is also named `issue #57` or `#57`;
+  `lib/src/a.rs`); tickets and choice words ignore case ("Pandas it is" names pandas), and
+  `issue 57` is also named `issue #57` or `#57`;
 - a command is named when its text, whitespace folded, appears whole and is not followed by
   more arguments (`cargo test` is not named by `cargo test --test decoder`);
 - text is compared whitespace folded, quote markers removed.
@@ -72,7 +73,9 @@ The probes (target in brackets):
   log, a grep), never opened nor parked by the bee in a folded exchange, is the first
   ticket of a Work in progress line;
 - failed_reads_listed [0]: a folded read that exited non-zero (a grep finding nothing, a
-  missing file) has its #seq on an Errors line (a read is never a failure, SPEC section 4).
+  missing file) has its #seq on an Errors line (a read is never a failure, docs/reference.md §3.8);
+- rule_taken_for_work [0]: checkpoints where a Next step or Work in progress line holds the
+  first 60 characters of a folded rule's words (a rule is for every time, not work to do).
 A probe with nothing to measure at a checkpoint is skipped there.
 """
 
@@ -112,8 +115,9 @@ PASS_DELAY_S = 2.0  # the daemon's pass comes about a debounce after the write
 EXAMPLES_PER_SESSION = 3
 EXAMPLES_PER_PROBE = 40
 SECTION_EXCERPT = 1500
+RULE_HEAD = 60  # of a rule's words, what names it on a line
 
-# The récit's headings, in section order (SPEC section 4).
+# The récit's headings, in section order (docs/reference.md §3.5).
 TITLES = {
     "fr": ("## Récit de soi", ("Mission", "Décisions", "Fichiers", "Erreurs",
                                "Paroles de l'apicultrice", "Travail en cours", "Prochaine étape")),
@@ -244,6 +248,7 @@ PROBES = (
     Probe("folds_per_100_evictions", "value", 20, "<= 20", None),
     Probe("read_only_tickets_in_flight", "count", 0, "0", WORK),
     Probe("failed_reads_listed", "count", 0, "0", ERRORS),
+    Probe("rule_taken_for_work", "count", 0, "0", NEXT),
 )
 BY_NAME = {probe.name: probe for probe in PROBES}
 
@@ -423,6 +428,15 @@ def check_rules(result: Play, cp: int, view: View, folded: set[int]) -> None:
             continue
         result.ratio("rules_current_verbatim", cp, text in view.plain, rule.text, view,
                      given_at=rule.given)
+    # A rule is for every time: never the next step nor the work in flight.
+    given = [fold(rule.text)[:RULE_HEAD] for rule in s.rules
+             if rule.given and rule.given[0] in folded]
+    if given:
+        lines = [fold(line) for line in view.section(NEXT) + view.section(WORK)]
+        taken = [line for line in lines if any(head in line for head in given)]
+        result.violation("rule_taken_for_work", cp, bool(taken),
+                         "no rule as the next step or work in flight", view,
+                         lines=taken[:3])
 
 
 def failure_named(line: str, command: str, path: str | None) -> bool:
@@ -513,11 +527,13 @@ def check_decisions(result: Play, cp: int, view: View, folded: set[int]) -> None
             continue
         newest = max(made, key=lambda d: d.seq)
         label = s.project.choices[subject].subject[s.langue]
-        result.ratio("decision_current", cp, any(names(line, newest.choice) for line in lines),
+        result.ratio("decision_current", cp,
+                     any(names(line, newest.choice, ignore_case=True) for line in lines),
                      f"{label}: {newest.choice} (#{newest.seq})", view)
         if newest.replaces is not None:
             old = newest.replaces
-            bad = any(names(line, old) and not names(line, newest.choice)
+            bad = any(names(line, old, ignore_case=True)
+                      and not names(line, newest.choice, ignore_case=True)
                       and not names_seq(line, newest.seq) and not REPLACED.search(line)
                       for line in lines)
             result.violation("decision_reversed_as_current", cp, bad,

@@ -10,7 +10,9 @@ copy of the package and running the tests named as its killers, which must fail.
     python tests/mutants.py --list     # the mutants and their killers, nothing run
     python tests/mutants.py M3 M5      # some of them
 
-Exits 1 when a mutant survives (its killers all pass) or cannot be applied.
+A mutant is killed only when one of its killers fails (pytest's exit status 1): a
+mutant that does not compile, or tests that cannot be collected, say nothing of the
+guard. Exits 1 when a mutant survives or cannot be applied.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "daemon/horizon"
@@ -113,7 +117,12 @@ def apply(copy: Path, mutant: Mutant) -> str | None:
     found = text.count(mutant.before)
     if found != 1:
         return f"{mutant.path}: the guard's text is found {found} times, not once"
-    path.write_text(text.replace(mutant.before, mutant.after), encoding="utf-8")
+    mutated = text.replace(mutant.before, mutant.after)
+    try:
+        compile(mutated, str(path), "exec")
+    except SyntaxError as error:  # a broken module fails every test: no verdict on the guard
+        return f"{mutant.path}: the mutant does not compile ({error.msg}, line {error.lineno})"
+    path.write_text(mutated, encoding="utf-8")
     return None
 
 
@@ -129,7 +138,9 @@ def run_killers(copy: Path, mutant: Mutant) -> tuple[bool, str]:
          "--hypothesis-seed=0", *mutant.killers],
         cwd=copy, env=env, capture_output=True, text=True, check=False)
     last = (run.stdout.strip().splitlines() or ["(no output)"])[-1]
-    return run.returncode != 0, last
+    # Exit status 1 is a test that failed; 2 to 5 (collection errors, an interrupted or
+    # empty run) say nothing of the guard.
+    return run.returncode == pytest.ExitCode.TESTS_FAILED, last
 
 
 def main() -> int:

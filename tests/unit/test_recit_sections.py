@@ -11,11 +11,12 @@ from itertools import count
 import pytest
 
 from horizon.core.blocks import Item
+from horizon.core.facts import is_passing_word
 from horizon.core.folds import compose_recit
 from horizon.core.labels import ENGLISH, FRENCH
 from horizon.core.recit import Recit
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import stated_step
+from horizon.core.statements import is_request, is_rule, stated_step
 from horizon.core.tickets import ticket_states
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context
@@ -331,3 +332,63 @@ def test_the_file_a_failure_names_is_among_the_files() -> None:
     assert any("src/components/Chart.tsx" in line for line in session.section("Fichiers"))
     session.call("grep -rn /api/invoices/export src", "", tool="Bash")
     assert not any("/api/invoices" in line for line in session.section("Fichiers"))
+
+
+@pytest.mark.parametrize("rule", [
+    "Run the whole suite with make test before you tell me something is done; one green "
+    "test file is not enough.",
+    "When you change a public function or a command-line flag, update docs/cli.md in the "
+    "same pull request.",
+    "Tag me for review on every pull request, however small, and wait for my approval.",
+    "No new dependency without asking me. Check first whether the standard library does it.",
+    'Commit messages start with the ticket id, then a short summary, like "WX-12: handle '
+    'empty frames". No emoji.',
+    "Quand tu changes une fonction publique, mets à jour docs/cli.md dans la même pull "
+    "request.",
+    "Écris à la main l'entrée de CHANGELOG.md pour chaque ticket fermé.",
+    "Aucune nouvelle dépendance sans me demander. Vérifie d'abord la bibliothèque standard.",
+])
+def test_a_standing_rule_said_again_is_neither_the_next_step_nor_the_task(rule: str) -> None:
+    session = Session()
+    session.operator(rule, "Noted.")
+    session.bee("go", "I'll port the parser in src/parse.py to the new API.")
+    session.operator(rule, "Still holds, no worries.")
+    assert session.section("Prochaine étape") == [
+        "#2 port the parser in src/parse.py to the new API"]
+    assert session.section("Travail en cours") == []
+    assert is_rule(rule) or not is_request(rule)
+
+
+@pytest.mark.parametrize("request_", [
+    "When you're done there, port the CSV export to polars.",
+    "When you get a chance, add a test for the parser.",
+    "If the build passes, merge the release branch.",
+    "Quand tu as fini, il faudrait profiler DunningPolicy sur la grosse fixture.",
+    "Ensuite, merci de nettoyer la gestion d'erreurs dans src/billing/api/routes.py.",
+    "Une fois que c'est vert, tu pourras rédiger les notes de migration dans docs/taxes.md ?",
+    "Prochaine chose à faire pour toi : brancher le correctif dans src/app/x.py.",
+    "Your next job: profile the gust parser.",
+])
+def test_a_request_for_now_is_the_next_step(request_: str) -> None:
+    assert is_request(request_)
+    assert not is_rule(request_)
+    session = Session()
+    session.bee("go", "I'll port the parser in src/parse.py to the new API.")
+    session.operator(request_, "On it.")
+    assert session.section("Prochaine étape")[0].startswith("#2 apicultrice: ")
+
+
+@pytest.mark.parametrize(("words", "passing"), [
+    ("Quand tu as fini, il faudrait profiler DunningPolicy sur la grosse fixture.", True),
+    ("Can you add a regression test for the DST bug?", True),
+    ("Port the gust parser to the new API.", True),
+    ("Tu en es où ?", True),
+    ("Go on.", True),
+    ("Park WX-12 for now.", True),
+    ("Never push straight to main: open a pull request, even for a one-line fix.", False),
+    ("Tag me for review on every pull request, however small.", False),
+    ('Commit messages start with the ticket id, like "WX-12: handle empty frames".', False),
+    ("Quand tu changes une fonction publique, mets à jour docs/cli.md.", False),
+])
+def test_a_request_expires_and_a_rule_stands(words: str, passing: bool) -> None:
+    assert is_passing_word(words) is passing

@@ -26,7 +26,7 @@ from horizon.core.records import (
     Ticket,
 )
 from horizon.core.signals import signals_of
-from horizon.core.statements import is_filler, is_question
+from horizon.core.statements import is_filler, is_question, is_request
 from horizon.core.test_runs import covers, same_family
 from horizon.core.tickets import CLOSES, OPENS, ticket_names
 
@@ -152,9 +152,12 @@ _SEQ_OF: Callable[[Failure], int] = operator.attrgetter("seq")
 
 def is_passing_word(text: str) -> bool:
     """Operator words that expire: a question (the bee answered it), words about a ticket
-    (done when the ticket is), or words that only carry on. Standing instructions outlast
-    them."""
-    return is_question(text) or is_filler(text) or bool(ticket_names(text[:1200]))
+    (done when the ticket is), a request for work now (the task and the next step carry
+    it), or words that only carry on. Standing instructions outlast them."""
+    return (is_question(text) or is_filler(text) or bool(ticket_names(text[:1200]))
+            or is_request(text[:1200]))
+
+
 _Record = TypeVar("_Record")
 
 

@@ -19,6 +19,7 @@ WORD = re.compile(r"[\w'’-]+|[?]", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])$")
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_QUOTED = re.compile(r'"[^"\n]{0,200}"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|`[^`\n]{0,200}`')
 
 
 def fold_case(text: str) -> str:
@@ -32,6 +33,14 @@ def prose(text: str) -> str:
     if ">" in text:
         text = _QUOTE_LINE.sub("", text)
     return text
+
+
+def unquoted(text: str) -> str:
+    """A text with what it quotes blanked (`like "WX-12: handle empty frames"` is an
+    example, not what the text says), every character kept in its place."""
+    if '"' not in text and "“" not in text and "«" not in text and "`" not in text:
+        return text
+    return _QUOTED.sub(lambda match: " " * len(match.group(0)), text)
 
 
 def sentences(text: str) -> list[str]:
@@ -193,18 +202,35 @@ _RULE = re.compile(
     r"every\s+time|each\s+time|no\s+matter|make\s+sure|rule|policy|forbidden|under\s+no|"
     r"toujours|jamais|ne\s+\w+\s+(?:pas|jamais|plus)|n'\w+\s+(?:pas|jamais|plus)|désormais|"
     r"à\s+partir\s+de\s+maintenant|interdit|règle|systématiquement|chaque\s+fois|"
-    r"en\s+aucun\s+cas|veille\s+à|assure-toi)\b", re.IGNORECASE)
+    r"en\s+aucun\s+cas|veille\s+à|assure-toi)\b"
+    # Words of habit: an instruction for every case ("for every ticket you close",
+    # "however small", "without asking me", "pour chaque ticket", "même minuscule").
+    r"|\b(?:every|each|whenever|however\s+small|without\s+asking|as\s+a\s+rule|"
+    r"by\s+default|in\s+general|going\s+forward|from\s+here\s+on|"
+    r"before\s+(?:you\s+(?:tell|say|report|mark|claim|call|merge|push|commit|ship)|"
+    r"telling|claiming|merging|pushing|committing)|"
+    r"chaque|pour\s+tout(?:e|es)?\s|quel(?:le)?s?\s+que\s+soi|quoi\s+que\s+ce\s+soit|"
+    r"même\s+(?:pour|minuscule|petite?s?)|sans\s+me\s+demander|par\s+défaut|"
+    r"avant\s+de\s+me\s+(?:dire|demander|signaler|rendre|annoncer)|"
+    r"en\s+règle\s+générale)\b"
+    # A condition on any case, not on this one ("When you change a public function",
+    # "If a test is flaky", "Quand tu changes une option"; not "When you're done").
+    r"|(?:^|[.!?:]\s+)(?:when|if|quand|lorsque|si)\s+(?:(?:you|tu|vous)\s+(?!(?:are|'re|"
+    r"were|have|get|got|find|as|auras|es|seras|avez|aurez|êtes|trouves)\b)[\w'-]+\s+)?"
+    r"(?:a|an|any|un|une|des|n'importe)\s", re.IGNORECASE)
 # What opens an operator's words, before what they ask: "Hey,", "Also,", "Bon,".
 _INTERJECTION = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|also|alright|well|now|great|thanks|perfect|btw|"
-    r"and|then|bon|salut|alors|bien|et|aussi|merci|parfait|super|du\s+coup|ensuite|"
+    r"and|then|bon|salut|alors|bien|et|aussi|merci(?!\s+de)|parfait|super|du\s+coup|ensuite|"
     r"maintenant)\b[\s,.!:;-]*)+", re.IGNORECASE)
 _ASKING = re.compile(
     r"\b(?:please|pls|kindly|can\s+you|could\s+you|would\s+you|will\s+you|can\s+we|"
     r"could\s+we|i\s+need\s+you\s+to|i\s+want\s+you\s+to|i'd\s+like\s+you\s+to|"
     r"we\s+need\s+to|we\s+should|you\s+should|you\s+need\s+to|go\s+ahead\s+and|"
-    r"next\s+up|time\s+to|peux-tu|pourrais-tu|tu\s+peux|tu\s+pourrais|pouvez-vous|"
-    r"pourriez-vous|merci\s+de|il\s+faut|il\s+faudrait|faudrait|j'ai\s+besoin\s+que\s+tu|"
+    r"next\s+up|time\s+to|(?:your|the)\s+next\s+(?:job|task|thing\s+to\s+do)|"
+    r"prochaine\s+chose|ta\s+prochaine\s+tâche|peux-tu|pourrais-tu|tu\s+peux|tu\s+pourrais|"
+    r"pouvez-vous|pourriez-vous|tu\s+pourras|vous\s+pourrez|merci\s+de|il\s+faut|"
+    r"il\s+faudrait|faudrait|j'ai\s+besoin\s+que\s+tu|"
     r"pense\s+à|n'oublie\s+pas\s+de|j'aimerais\s+que\s+tu|je\s+voudrais\s+que\s+tu|"
     r"when\s+you(?:'re|\s+are)\s+done|once\s+you(?:'re|\s+are)\s+done|"
     r"quand\s+tu\s+(?:as|auras)\s+fini|une\s+fois\s+(?:que\s+)?(?:c'est|tu\s+as)\s+fini)\b",
@@ -242,7 +268,7 @@ def is_rule(text: str) -> bool:
 def is_request(text: str) -> bool:
     """Operator words asking for something to be done now: not a rule, not filler, not a
     question unless a request in a question's form ("can you ...?")."""
-    flat = flatten(text)
+    flat = flatten(unquoted(text))  # a quoted example asks for nothing
     if is_filler(flat) or is_rule(flat):
         return False
     head = _INTERJECTION.sub("", flat[:400])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from horizon.core.statements import WORD, fold_case, sentence_spans
+from horizon.core.statements import WORD, fold_case, sentence_spans, unquoted
 
 TICKETS_PER_TEXT = 8
 MENTIONS, OPENS, CLOSES = 0, 1, 2
@@ -36,7 +36,6 @@ _NOT_TICKETS = frozenset([
 _CAPS_DASH_DIGIT = re.compile(r"[A-Z0-9]-\d")
 _TICKET_WORDS = ("ticket", "issue", "bug", "task", "tâche", "pr ", "pull request", "story",
                  "incident")
-_QUOTED = re.compile(r'"[^"\n]{0,200}"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|`[^`\n]{0,200}`')
 _CLAUSE = re.compile(r",|\s[—–]\s|\(|\)")
 
 _CLOSING = re.compile(
@@ -119,14 +118,6 @@ def _may_name_tickets(text: str) -> bool:
     return "-" in text and _CAPS_DASH_DIGIT.search(text) is not None
 
 
-def _unquoted(text: str) -> str:
-    """A text with what it quotes blanked (`like "WX-12: handle empty frames"` is an
-    example), every character kept in its place."""
-    if '"' not in text and "“" not in text and "«" not in text and "`" not in text:
-        return text
-    return _QUOTED.sub(lambda match: " " * len(match.group(0)), text)
-
-
 def _named(text: str) -> list[tuple[int, int, str]]:
     """Each ticket a text names, with where: (start, end, name)."""
     found = []
@@ -147,7 +138,7 @@ def ticket_names(text: str) -> list[str]:
     one named inside quotation marks is an example, not a ticket."""
     if not _may_name_tickets(text):
         return []
-    return list(dict.fromkeys(name for _, _, name in _named(_unquoted(text))))
+    return list(dict.fromkeys(name for _, _, name in _named(unquoted(text))))
 
 
 def ticket_states(text: str, assigning: bool = False) -> list[tuple[str, int, str]]:
@@ -157,7 +148,7 @@ def ticket_states(text: str, assigning: bool = False) -> list[tuple[str, int, st
     if not _may_name_tickets(text):
         return []
     states: dict[str, tuple[int, str]] = {}
-    blanked = _unquoted(text)
+    blanked = unquoted(text)
     for begin, stop in sentence_spans(blanked):
         sentence, shown = blanked[begin:stop], text[begin:stop]
         named = _named(sentence)
