@@ -40,6 +40,7 @@ from horizon.core.records import (
 from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
 from horizon.core.signals import signals_of
+from horizon.core.statements import is_request
 from horizon.core.test_runs import same_family
 from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
 from horizon.core.tickets import CLOSES, OPENS
@@ -238,8 +239,10 @@ def reference_quotes(folded: list[Item], keep: int) -> tuple[tuple[Quote, ...],
         seqs = sorted({*heard.pop(words, []), item.seq})
         heard[words] = seqs
         held = [quote for quote in held if " ".join(clean(quote.text).split()) != words]
+        passing = is_passing_word(item.question) and not (
+            len(seqs) > 1 and is_request(item.question))  # a request said again stands
         held.append(Quote(seqs[-1], item.question, (seqs[0], *seqs[1:][-5:]), len(seqs),
-                          is_passing_word(item.question)))
+                          passing))
         while sum(len(line) + 1 for quote in held for line in quote_lines(quote)) > keep:
             held.remove(min(held, key=lambda quote: (not quote.passing, quote.seq)))
     return (tuple(sorted(held, key=lambda quote: quote.seq)),

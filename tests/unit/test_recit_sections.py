@@ -389,6 +389,27 @@ def test_a_request_for_now_is_the_next_step(request_: str) -> None:
     ("Tag me for review on every pull request, however small.", False),
     ('Commit messages start with the ticket id, like "WX-12: handle empty frames".', False),
     ("Quand tu changes une fonction publique, mets à jour docs/cli.md.", False),
+    ("When you touch the schema, add a migration.", False),
+    ("Use tabs, not spaces, in the Makefile.", False),
+    ("Utilise pathlib plutôt que os.path : c'est plus lisible.", False),
+    ("No print statements in library code, use the logger instead.", False),
+    ("Pas de print dans le code de la bibliothèque, utilise le logger.", False),
+    ("Run `make check` before each push.", False),
+    ("Let's add retry logic to the HTTP client.", True),
+    ("Puis lance toute la suite de tests et dis-moi ce qui casse.", True),
+    ("Ça te dérange de découper parser.py en deux modules ?", True),
+    ("Change le port par défaut en 8080.", True),
+    ("When you finish the refactor, bump the version to 2.1.", True),
 ])
 def test_a_request_expires_and_a_rule_stands(words: str, passing: bool) -> None:
     assert is_passing_word(words) is passing
+
+
+def test_a_request_said_again_stands() -> None:
+    session = Session()
+    session.operator("Write the regression test first, then fix the code.", "OK.")
+    assert [quote.passing for quote in session.recit().paroles] == [True]
+    session.bee("go", "I'll port the parser in src/parse.py to the new API.")
+    session.operator("Write the regression test first, then fix the code.", "Still holds.")
+    assert [(quote.seqs, quote.passing) for quote in session.recit().paroles] == [((1, 3),
+                                                                                    False)]

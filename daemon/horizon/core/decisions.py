@@ -164,7 +164,7 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
     the items of a "Decisions:" list each count as one."""
     text = prose(text)
     folded = fold_case(text)
-    if not any(cue in folded for cue in _DECISION_CUES) and "decision" not in folded:
+    if not any(cue in folded for cue in _DECISION_CUES):
         return []
     # A decision is read whole: `;` parts no clause of it ("memcached isn't there;
     # caching in-process instead"); a Markdown heading decides nothing.

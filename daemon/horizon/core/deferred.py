@@ -52,7 +52,6 @@ class Deferred:
     # too), their ends once folded within the span.
     answers: dict[int, str] = field(default_factory=dict)
     folded: list[Item] = field(default_factory=list)  # folded in this pass, within the span
-    folds: int = 0
     count: int = 0  # exchanges folded in this pass
     newest: int = 0  # the newest seq folded in this pass
     quotes: list[Quote] = field(default_factory=list)
@@ -67,7 +66,6 @@ class Deferred:
 
     def fold(self, recit: Recit, batch: list[Item], settings: HorizonSettings) -> None:
         """Queue a fold; `recit` is the récit as the pass found it."""
-        self.folds += 1
         self.count += len(batch)
         self.folded.extend(batch)
         answers = self.answers
@@ -100,7 +98,7 @@ class Deferred:
 
     def compose(self, recit: Recit, settings: HorizonSettings) -> Recit | None:
         """The récit after every queued fold, or None when nothing was folded."""
-        if not self.folds:
+        if not self.count:
             return None
         base = self.quoted if self.quoted is not None else recit
         self._let_go(self.newest - RECORD_SPAN)
@@ -116,7 +114,6 @@ class Deferred:
     def clear(self) -> None:
         self.answers.clear()
         self.folded = []
-        self.folds = 0
         self.count = 0
         self.newest = 0
         self.quotes = []

@@ -4,8 +4,6 @@ récit (pure, no I/O): by the rules at once, by the models later, or at the end 
 
 from __future__ import annotations
 
-import msgspec
-
 from horizon.core.blocks import Item, condensed_size
 from horizon.core.deferred import lighthouse_quotes, quotes_kept
 from horizon.core.recit import Line, Recit, add_quotes
@@ -103,7 +101,5 @@ def compose_recit(before: Recit, sections: dict[str, tuple[Line, ...]] | None,
     the folded entries (kept whatever level writes, so the rules can take over at any
     fold), and the daemon's quotes of the folded lighthouses merged in. What the view
     shows of it is chosen when it renders."""
-    learnt = Truncation(ctx.settings.ligne_max, ctx.labels).fold_recit(before, batch)
-    if sections is not None:
-        learnt = msgspec.structs.replace(learnt, sections=sections)
+    learnt = Truncation(ctx.settings.ligne_max, ctx.labels).fold_recit(before, batch, sections)
     return add_quotes(learnt, lighthouse_quotes(batch), quotes_kept(ctx.settings))

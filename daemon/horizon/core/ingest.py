@@ -22,10 +22,9 @@ from horizon.core.zones import (
     age_limit,
     enter_condense,
     enter_net,
-    is_lighthouse,
     leaving_over_budget,
     new_item,
-    note_lighthouse,
+    note_accepted,
     step,
 )
 
@@ -89,16 +88,11 @@ def step_entries(zones: Zones, entries: Sequence[Entry], ctx: Context,
     net = zones.net
     printable: set[int] = set()  # seqs of the run's printable answers, looked at once
     for entry in entries:
-        if entry.bad_field:
-            zones.bad_fields += 1
-        lighthouse = is_lighthouse(entry, settings)
-        note_lighthouse(zones, entry, lighthouse)
-        item = new_item(entry, lighthouse)
-        if entry.answer.isprintable():
+        item = new_item(entry, note_accepted(zones, entry, settings))
+        flat = entry.answer.isprintable()
+        if flat:
             printable.add(item.seq)
-            enter_net(zones, item, ctx, True)
-        else:
-            enter_net(zones, item, ctx, False)
+        enter_net(zones, item, ctx, flat)
         if len(net) == 1:
             continue
         # Nothing is aged in this run (`_plain_run`): net's rule is its budget alone.

@@ -27,6 +27,7 @@ from horizon.core.labels import (
     Labels,
 )
 from horizon.core.records import Facts
+from horizon.core.statements import is_request
 from horizon.core.text import ELLIPSIS, cut, flatten, quoted_lines
 
 __all__ = ["DECISIONS", "ERRORS", "FILES", "MISSION", "NEXT", "PAROLES", "SECTIONS", "WORK"]
@@ -140,8 +141,9 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
         said = held.pop(key, None)
         if said is not None:
             size -= quote_size(said)
-        added = Quote(seqs[-1], quote.text, (now.first, *now.newest), now.count,
-                      quote.passing)
+        # A request said again is no longer work for now: a standing instruction.
+        passing = quote.passing and not (now.count > 1 and is_request(quote.text))
+        added = Quote(seqs[-1], quote.text, (now.first, *now.newest), now.count, passing)
         held[key] = added
         size += quote_size(added)
         heapq.heappush(leaving, (not added.passing, added.seq, key))

@@ -5,8 +5,9 @@ call it ran and how it went, the tickets, decisions, task and next step it state
 from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
-from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only
+from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
 from horizon.core.decisions import decisions_stated
+from horizon.core.entries import FILES_KEPT
 from horizon.core.outcomes import TAIL_CHARS, failure_of, tail_lines
 from horizon.core.statements import is_filler, is_question, is_request, stated_step
 from horizon.core.test_runs import failed_tests, test_run
@@ -19,9 +20,7 @@ SEPARATOR = "\n[…]\n"
 QUESTION_CHARS = 2000  # of a question, what the rules read
 SCANNED_CHARS = 400  # of a question and of the bee's answer, where files are named
 PATHS_PER_ENTRY = 12
-FILES_PER_ENTRY = 32  # of the runtime's `files`, the ones used
 FILE_CHARS = 200
-COMMAND_SHOWN = COMMAND_CHARS
 DEFAULT_ASKER = "apicultrice"
 # A path without a folder is a file name only with an extension files have.
 _FILE_EXTENSIONS = frozenset({
@@ -61,7 +60,7 @@ def files_of(item: Item, answer: str) -> tuple[str, ...]:
     else the paths named at the head of its question (a command, a file tool's target)
     and of the bee's own answer (a tool's output names what it met)."""
     if item.files is not None:
-        cleaned = (cut(flatten(path), FILE_CHARS) for path in item.files[:FILES_PER_ENTRY])
+        cleaned = (cut(flatten(path), FILE_CHARS) for path in item.files[:FILES_KEPT])
         return tuple(dict.fromkeys(path for path in cleaned if path))
     head = item.question[:SCANNED_CHARS]
     if not is_call(item):
@@ -110,13 +109,14 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     """A tool call: what ran, whether it failed. A call that only reads names its files
     and nothing else (a `grep` that finds nothing exits 1, a `git log` names tickets)."""
     command = flatten(question)
-    if reads_only(item.tool, command):
-        return Signals(paths)
     shell = is_shell(item.tool)
-    run = test_run(command) if shell else None
-    failure = failure_of(answer, shell, item.tool, command)
-    if item.ok is not None:
-        failure = None if item.ok else (failure or _last_line(answer))
+    ran = unwrapped(command) if shell else command  # `bash -lc '…'`: what it runs
+    if reads_only(item.tool, ran):
+        return Signals(paths)
+    run = test_run(ran) if shell else None
+    failure = None if item.ok else failure_of(answer, shell, item.tool, ran)
+    if item.ok is False and failure is None:
+        failure = _last_line(answer)
     failed = failed_tests(answer) if failure is not None and run is not None else ()
     # A command names its tickets at work; its words may close them (a commit message).
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)
@@ -128,7 +128,7 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
         paths = tuple(dict.fromkeys([*paths, *(path for path in named_paths(broke)
                                                if is_file_path(path))]))[:PATHS_PER_ENTRY]
     return Signals(
-        paths, shown[:COMMAND_SHOWN], key,
+        paths, shown[:COMMAND_CHARS], key,
         tests=None if run is None else run.paths, nodes=() if run is None else run.nodes,
         suite="" if run is None else run.family,
         whole_suite=run is not None and run.whole_suite, failure=failure,
@@ -137,7 +137,7 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
 
 
 def _last_line(answer: str) -> str:
-    lines = tail_lines(answer[-TAIL_CHARS:])
+    lines = tail_lines(answer)
     return lines[-1] if lines else "ok: false"
 
 

@@ -205,29 +205,38 @@ _RULE = re.compile(
     r"en\s+aucun\s+cas|veille\s+à|assure-toi)\b"
     # Words of habit: an instruction for every case ("for every ticket you close",
     # "however small", "without asking me", "pour chaque ticket", "même minuscule").
-    r"|\b(?:every|each|whenever|however\s+small|without\s+asking|as\s+a\s+rule|"
-    r"by\s+default|in\s+general|going\s+forward|from\s+here\s+on|"
+    r"|\b(?:every|whenever|however\s+small|without\s+asking|as\s+a\s+rule|in\s+general|"
+    r"going\s+forward|from\s+here\s+on|before\s+(?:each|any)\s|"
     r"before\s+(?:you\s+(?:tell|say|report|mark|claim|call|merge|push|commit|ship)|"
     r"telling|claiming|merging|pushing|committing)|"
     r"chaque|pour\s+tout(?:e|es)?\s|quel(?:le)?s?\s+que\s+soi|quoi\s+que\s+ce\s+soit|"
-    r"même\s+(?:pour|minuscule|petite?s?)|sans\s+me\s+demander|par\s+défaut|"
+    r"même\s+(?:pour|minuscule|petite?s?)|sans\s+me\s+demander|"
     r"avant\s+de\s+me\s+(?:dire|demander|signaler|rendre|annoncer)|"
     r"en\s+règle\s+générale)\b"
+    # A preference, or a convention said by what not to do ("Use tabs, not spaces",
+    # "pathlib plutôt que os.path", "No print in library code", "Avoid mocks", "Pas de X").
+    r"|\b(?:rather\s+than|instead\s+of|plutôt\s+que|au\s+lieu\s+d[eu']|à\s+la\s+place\s+d[eu'])"
+    r"|,\s*(?:not|pas|jamais)\s+[\w`'-]+\s*(?:[,;.]|$)"
+    r"|(?:^|[.!?]\s+)(?:no|avoid|prefer|pas\s+d[e']|aucun(?:e)?|évite[zr]?|préfère[zr]?|"
+    r"privilégie[zr]?)\s"
     # A condition on any case, not on this one ("When you change a public function",
-    # "If a test is flaky", "Quand tu changes une option"; not "When you're done").
-    r"|(?:^|[.!?:]\s+)(?:when|if|quand|lorsque|si)\s+(?:(?:you|tu|vous)\s+(?!(?:are|'re|"
-    r"were|have|get|got|find|as|auras|es|seras|avez|aurez|êtes|trouves)\b)[\w'-]+\s+)?"
+    # "If a test is flaky", "Quand tu modifies le schéma"; not "When you're done", not
+    # "If the build passes").
+    r"|(?:^|[.!?:]\s+)(?:when|whenever|quand|lorsque)\s+(?:you|tu|vous)\s+(?!(?:are|'re|"
+    r"were|have|'ve|get|got|find|finish|finished|complete|can|could|need|want|see|as|auras|"
+    r"es|seras|avez|aurez|êtes|trouves|finis|termines|pourras|peux|veux|vois)\b)[\w'-]+\s"
+    r"|(?:^|[.!?:]\s+)(?:if|si)\s+(?:(?:you|tu|vous)\s+[\w'-]+\s+)?"
     r"(?:a|an|any|un|une|des|n'importe)\s", re.IGNORECASE)
-# What opens an operator's words, before what they ask: "Hey,", "Also,", "Bon,".
 _INTERJECTION = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|also|alright|well|now|great|thanks|perfect|btw|"
     r"and|then|bon|salut|alors|bien|et|aussi|merci(?!\s+de)|parfait|super|du\s+coup|ensuite|"
-    r"maintenant)\b[\s,.!:;-]*)+", re.IGNORECASE)
+    r"maintenant|puis)\b[\s,.!:;-]*)+", re.IGNORECASE)
 _ASKING = re.compile(
     r"\b(?:please|pls|kindly|can\s+you|could\s+you|would\s+you|will\s+you|can\s+we|"
     r"could\s+we|i\s+need\s+you\s+to|i\s+want\s+you\s+to|i'd\s+like\s+you\s+to|"
     r"we\s+need\s+to|we\s+should|you\s+should|you\s+need\s+to|go\s+ahead\s+and|"
-    r"next\s+up|time\s+to|(?:your|the)\s+next\s+(?:job|task|thing\s+to\s+do)|"
+    r"next\s+up|time\s+to|let\s+me\s+know|ça\s+te\s+dérange(?:rait)?\s+de|on\s+pourrait|"
+    r"tu\s+veux\s+bien|vous\s+voulez\s+bien|(?:your|the)\s+next\s+(?:job|task|thing\s+to\s+do)|"
     r"prochaine\s+chose|ta\s+prochaine\s+tâche|peux-tu|pourrais-tu|tu\s+peux|tu\s+pourrais|"
     r"pouvez-vous|pourriez-vous|tu\s+pourras|vous\s+pourrez|merci\s+de|il\s+faut|"
     r"il\s+faudrait|faudrait|j'ai\s+besoin\s+que\s+tu|"
@@ -245,7 +254,9 @@ _IMPERATIVE = re.compile(
     r"vérifie|regarde|lance|teste|fais|crée|construis|relis|fusionne|déploie|publie|"
     r"documente|change|passe|utilise|commence|termine|ouvre|ferme|gère|migre|nettoie|"
     r"reprends|prépare|branche|remplace|configure|découpe|livre|rédige|occupe-toi|"
-    r"attaque|monte|installe)\b", re.IGNORECASE)
+    r"attaque|monte|installe|annule|jette|essaie|rends|répare|reproduis|dis-moi|dites-moi|"
+    r"explique|compare|mesure|profile|simplifie|optimise|ajuste|let's|let\s+us)\b",
+    re.IGNORECASE)
 
 
 def is_question(text: str) -> bool:

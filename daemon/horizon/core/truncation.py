@@ -15,7 +15,7 @@ import msgspec
 from horizon.core.blocks import Item
 from horizon.core.facts import learn_all
 from horizon.core.labels import FRENCH, Labels
-from horizon.core.recit import Recit
+from horizon.core.recit import Line, Recit
 from horizon.core.sections import sections_of
 from horizon.core.summarizer import TRUNCATION, Condensed, Folded
 from horizon.core.text import ELLIPSIS, flat_cut, flatten
@@ -64,8 +64,12 @@ class Truncation:
     def fold(self, recit: Recit, batch: Sequence[Item]) -> Folded:
         return Folded(self.fold_recit(recit, batch), LEVEL)
 
-    def fold_recit(self, recit: Recit, batch: Sequence[Item]) -> Recit:
+    def fold_recit(self, recit: Recit, batch: Sequence[Item],
+                   sections: dict[str, tuple[Line, ...]] | None = None) -> Recit:
+        """The records learnt from `batch`, and the free sections written from them
+        (`sections`: those a model wrote instead)."""
         facts = learn_all(recit.facts, batch)
-        return msgspec.structs.replace(
-            recit, sections=sections_of(facts, self.labels, self.ligne_max), facts=facts,
-            folded=recit.folded + len(batch))
+        if sections is None:
+            sections = sections_of(facts, self.labels, self.ligne_max)
+        return msgspec.structs.replace(recit, sections=sections, facts=facts,
+                                       folded=recit.folded + len(batch))

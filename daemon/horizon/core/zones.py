@@ -59,10 +59,7 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
         return
     zones.accepted += 1
     zones.at = record.instant
-    if record.bad_field:
-        zones.bad_fields += 1
-    lighthouse = is_lighthouse(record, ctx.settings)
-    note_lighthouse(zones, record, lighthouse)
+    lighthouse = note_accepted(zones, record, ctx.settings)
     if not ctx.settings.actif:
         append_turns(zones.turns, record, ctx.bee, ctx.settings)
         return
@@ -72,10 +69,16 @@ def step(zones: Zones, record: Entry | Rejection, ctx: Context, changes: Changes
     _evict(zones, ctx, changes)
 
 
-def note_lighthouse(zones: Zones, entry: Entry, lighthouse: bool) -> None:
-    """The first lighthouse question is the Mission while the bee has none."""
+def note_accepted(zones: Zones, entry: Entry, settings: HorizonSettings) -> bool:
+    """What an accepted entry leaves in the bookkeeping (a field of the wrong type counted;
+    the first lighthouse question, the Mission while the bee has none), and whether it is
+    a lighthouse."""
+    if entry.bad_field:
+        zones.bad_fields += 1
+    lighthouse = is_lighthouse(entry, settings)
     if lighthouse and zones.first_lighthouse is None and entry.question.strip():
         zones.first_lighthouse = flatten(entry.question)
+    return lighthouse
 
 
 def new_item(entry: Entry, lighthouse: bool, content: str = "") -> Item:
