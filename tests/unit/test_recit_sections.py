@@ -400,6 +400,9 @@ def test_a_request_for_now_is_the_next_step(request_: str) -> None:
     ("Ça te dérange de découper parser.py en deux modules ?", True),
     ("Change le port par défaut en 8080.", True),
     ("When you finish the refactor, bump the version to 2.1.", True),
+    ("Don’t push to main.", False),
+    ("No worries.", True),
+    ("Pas de souci.", True),
 ])
 def test_a_request_expires_and_a_rule_stands(words: str, passing: bool) -> None:
     assert is_passing_word(words) is passing
