@@ -268,8 +268,11 @@ def is_question(text: str) -> bool:
 def is_filler(text: str) -> bool:
     """A turn that carries on without saying what to do ("Go on.", "Vas-y", "Continue la
     tâche en cours", "status?")."""
-    words = [word.strip("'’-") for word in WORD.findall(fold_case(flatten(text)))]
-    return all(word in _FILLER_WORDS or not word or word == "?" for word in words)
+    for match in WORD.finditer(fold_case(text)):  # most words say something: look no further
+        word = match.group(0).strip("'-")
+        if word and word != "?" and word not in _FILLER_WORDS:
+            return False
+    return True
 
 
 def is_rule(text: str) -> bool:
