@@ -19,7 +19,7 @@ PROBES = {
     "next_step_newest", "decision_current", "decision_reversed_as_current",
     "recent_files_named", "cut_answer_tail_kept", "view_over_cap", "mission_present",
     "next_step_placeholder", "view_fill", "folds_per_100_evictions",
-    "read_only_tickets_in_flight", "failed_reads_listed",
+    "read_only_tickets_in_flight", "failed_reads_listed", "rule_taken_for_work",
 }
 SESSIONS = ["1/fr", "1/en", "2/fr", "2/en", "1/net3000/fr", "1/net3000/en"]
 
