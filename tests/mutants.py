@@ -8,7 +8,7 @@ copy of the package and running the tests named as its killers, which must fail.
 
     python tests/mutants.py            # every mutant
     python tests/mutants.py --list     # the mutants and their killers, nothing run
-    python tests/mutants.py M3 M5      # some of them
+    python tests/mutants.py M4 M5      # some of them
 
 A mutant is killed only when one of its killers fails (pytest's exit status 1): a
 mutant that does not compile, or tests that cannot be collected, say nothing of the

@@ -131,7 +131,8 @@ _LEAD = re.compile(r"^(?:i(?:'ll|\s+will)|let\s+me|we(?:'ll|\s+will))\s+", re.IG
 def stated_step(text: str) -> str | None:
     """The last next step a text states, in any common phrasing, or None."""
     text = prose(text)
-    if not any(cue in fold_case(text) for cue in _STEP_CUES):
+    folded = fold_case(text)
+    if not any(cue in folded for cue in _STEP_CUES):
         return None
     step = None
     lines = text.split("\n")
