@@ -134,7 +134,8 @@ def run_killers(copy: Path, mutant: Mutant) -> tuple[bool, str]:
                            cwd=copy, env=env, capture_output=True, text=True, check=True)
     assert check.stdout.startswith(str(copy)), "the copy's package must be the one imported"
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "2",
+        # No -x: under xdist, a run stopped at its first failure exits 2, not 1.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
          "--hypothesis-seed=0", *mutant.killers],
         cwd=copy, env=env, capture_output=True, text=True, check=False)
     last = (run.stdout.strip().splitlines() or ["(no output)"])[-1]
