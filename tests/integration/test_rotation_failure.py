@@ -17,10 +17,12 @@ import horizon.hive.rotation
 from horizon.core.entries import Entry, Rejection
 from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.engine.stepping import run_pass
+from horizon.hive.heartbeat import read_heartbeat
 from horizon.hive.manifest import read_manifest
 from horizon.hive.settings_files import effective_settings, load_global
 from horizon.service.hive_service import HiveService
-from tests.integration.test_one_seq_per_line import command
+from horizon.service.metrics import Metrics
+from tests.integration.test_one_seq_per_line import command, read_only_seqs
 
 BEE = "mia"
 
@@ -46,36 +48,57 @@ def refuse(*args: Any, **kwargs: Any) -> None:
     raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
 
 
-def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def manifest_kinds(hive: Path) -> list[str]:
+    path = hive / "window" / "archive" / f"{BEE}-segments.jsonl"
+    if not path.exists():
+        return []
+    return [record["kind"] for record in map(json.loads, path.read_text().splitlines())]
+
+
+def test_a_failed_link_is_closed_retried_without_records_and_degrades_the_bee(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link that fails after its intent (no hard links here) closes the intent with
+    `aborted`; retries probe first and record nothing; the bee is degraded from the first
+    failure to the rotation that succeeds, under the number it would have had."""
     hive, config_path = new_hive(tmp_path)
     config = load_global(config_path)
     live = hive / "window" / f"{BEE}-messages.jsonl"
+    segment = hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl"
 
     def append(count: int, start: int) -> None:
         append_lines(live, count, start)
 
     monkeypatch.setattr(horizon.hive.rotation.os, "link", refuse)
     monkeypatch.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 0.0)
-    service = HiveService(hive, config, str(config_path))
+    service = HiveService(hive, config, str(config_path), metrics=Metrics())
     try:
         append(4, 0)
         service.refresh_bees()
         service.process(BEE)
         assert live.exists(), "the journal stays where it is"
-        assert not (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
-        append(1, 4)
-        service.process(BEE)  # tried again, still refused: no second number is taken
-        names = set(read_manifest(hive / "window", BEE).rotated)
-        assert names == {f"{BEE}-messages.000001.jsonl"}
+        assert not segment.exists()
+        assert manifest_kinds(hive) == ["rotated", "aborted"]
+        assert not read_manifest(hive / "window", BEE).segments(), "no segment claimed"
+        reasons = service.health_reasons()
+        assert any(f"{BEE}: rotation failed" in reason and "not permitted" in reason
+                   for reason in reasons), reasons
+        beat = read_heartbeat(hive)
+        assert beat is not None and beat.bees[BEE].rotation_failed
+        for n in range(4, 7):  # tried again and again, still failing: nothing recorded
+            append(1, n)
+            service.process(BEE)
+        assert manifest_kinds(hive) == ["rotated", "aborted"]
+        assert service.metrics is not None
+        assert service.metrics.rotation_failures.labels(str(hive))._value.get() == 4
 
         monkeypatch.undo()
         monkeypatch.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 0.0)
-        append(1, 5)
+        append(1, 7)
         service.process(BEE)
-        assert (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
+        assert segment.exists(), "the number the failed rotation had"
         assert not (hive / "window" / "archive" / f"{BEE}-messages.000002.jsonl").exists()
-        append(2, 6)
+        assert not any("rotation" in reason for reason in service.health_reasons())
+        append(2, 8)
         service.process(BEE)
         engine = service.bees[BEE].engine
         assert engine is not None
@@ -91,9 +114,76 @@ def test_a_failed_link_is_retried_under_the_same_number(tmp_path: Path,
 
     effective = effective_settings(config, str(config_path), hive, BEE)
     rebuilt = run_pass(hive, BEE, config, effective, time.time(), None, on_record=keep)
-    assert seen == [f"q{n}" for n in range(8)], "every line once, in order"
+    assert seen == [f"q{n}" for n in range(10)], "every line once, in order"
     assert rebuilt.state.zones == state.zones
     assert os.path.exists(live)
+
+
+def test_a_link_the_kernel_would_refuse_records_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked before the intent (fs.protected_hardlinks, a journal not the daemon's): no
+    record, and the journal keeps growing where it is."""
+    hive, config_path = new_hive(tmp_path)
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+    monkeypatch.setattr(horizon.hive.rotation, "link_refusal",
+                        lambda info, who, protected: "fs.protected_hardlinks: not ours")
+    monkeypatch.setattr(horizon.engine.bee_engine, "ROTATE_RETRY_S", 0.0)
+    service = HiveService(hive, config, str(config_path))
+    try:
+        append_lines(live, 4, 0)
+        service.refresh_bees()
+        service.process(BEE)
+        append_lines(live, 1, 4)
+        service.process(BEE)
+        assert manifest_kinds(hive) == []
+        assert any("protected_hardlinks" in reason for reason in service.health_reasons())
+    finally:
+        service.close()
+
+
+def test_unclosed_intents_of_an_older_version_are_ignored_and_nothing_renumbered(
+        tmp_path: Path) -> None:
+    """An older daemon recorded an intent at each failed retry and never closed them.
+    Those records claim nothing; the next rotation takes their number, and every line
+    keeps one seq."""
+    hive, config_path = new_hive(tmp_path)
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+    append_lines(live, 4, 0)
+    service = HiveService(hive, config, str(config_path))
+    try:
+        service.refresh_bees()
+        with pytest.MonkeyPatch.context() as patched:  # the state of the older daemon
+            patched.setattr(horizon.hive.rotation, "rotate", lambda *args, **kwargs: None)
+            patched.setattr(horizon.engine.bee_engine, "rotate",
+                            lambda *args, **kwargs: None)
+            service.process(BEE)
+    finally:
+        service.close()
+    ino = live.stat().st_ino
+    size = live.stat().st_size
+    name = f"{BEE}-messages.000001.jsonl"
+    (hive / "window" / "archive").mkdir(exist_ok=True)
+    with (hive / "window" / "archive").joinpath(f"{BEE}-segments.jsonl").open("a") as out:
+        for offset, seq in ((size * 3 // 4, 3), (size, 4)):
+            out.write(json.dumps({"kind": "rotated", "segment": name, "ino": ino,
+                                  "offset": offset, "seq": seq}) + "\n")
+    code, printed = command("status", str(hive), "--config", str(config_path), "--json")
+    assert code == 1, "no daemon serves it"
+    [report] = json.loads(printed)["hives"]
+    assert (report["unrecorded"], report["problems"]) == ([], []), report
+    append_lines(live, 2, 4)
+    restarted = HiveService(hive, config, str(config_path))
+    try:
+        restarted.refresh_bees()
+        outcome = restarted.process(BEE)
+        assert outcome is not None
+        assert (hive / "window" / "archive" / name).exists()
+        assert not (hive / "window" / "archive" / f"{BEE}-messages.000002.jsonl").exists()
+    finally:
+        restarted.close()
+    assert read_only_seqs(hive, config_path) == {n + 1: f"q{n}" for n in range(6)}
 
 
 def test_while_linking_fails_readers_and_restarts_keep_the_daemons_seqs(

@@ -185,6 +185,8 @@ def with_beat(report: dict[str, Any], beat: Heartbeat | None) -> dict[str, Any]:
             merged[key] = bool(daemon_view and daemon_view.write_failed)
             if daemon_view and daemon_view.error:  # a refused bee or state
                 merged.update(error=daemon_view.error, degraded=True)
+            if daemon_view and daemon_view.rotation_failed:
+                merged.update(rotation_failed=daemon_view.rotation_failed, degraded=True)
     return merged
 
 
@@ -372,6 +374,8 @@ def bee_notes(bee: dict[str, Any]) -> list[str]:
     notes = []
     if bee.get("write_failed"):
         notes.append("write failed")
+    if bee.get("rotation_failed"):
+        notes.append(f"rotation failed (the journal grows): {bee['rotation_failed']}")
     if bee.get("settings_in_use"):
         notes.append("settings rejected: serving the last good")
     elif bee.get("settings_error"):

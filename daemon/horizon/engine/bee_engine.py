@@ -367,11 +367,13 @@ class BeeEngine:
             self.reset()
             raise StoreError(f"{self.hive} {self.bee}: an earlier write failed")
         try:
-            moved = rotate(self.window, self.bee, checkpoint, self._manifest())
+            moved = rotate(self.window, self.bee, checkpoint, self._manifest(),
+                           probe=self.rotate_retry_at > 0.0)
         except OSError as error:
             self.rotate_retry_at = time.monotonic() + ROTATE_RETRY_S
             outcome.rotate_failed = f"{error.filename}: {error.strerror}"
             return
+        self.rotate_retry_at = 0.0
         if moved is None:
             return
         state.checkpoint = moved

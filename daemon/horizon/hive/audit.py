@@ -26,8 +26,8 @@ from horizon.hive.layout import (
     is_live_name,
     window_dir,
 )
-
-PROTECTED_HARDLINKS = Path("/proc/sys/fs/protected_hardlinks")
+from horizon.hive.links import Identity, hardlinks_protected, link_refusal
+from horizon.hive.lock import holder
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,8 @@ def _rotation_probe(hive: Path) -> list[str]:
         except OSError as error:
             found.append(f"{window}: rotation cannot link files into {probe_dir} "
                          f"({error.strerror})")
-    protected = _protected_hardlinks()
+    protected = hardlinks_protected()
+    daemon = daemon_identity(window.parent)
     for journal in sorted(window.iterdir()):
         if not is_live_name(journal.name):
             continue
@@ -168,25 +169,28 @@ def _rotation_probe(hive: Path) -> list[str]:
             info = os.lstat(journal)
         except OSError:
             continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        if protected and info.st_uid != os.geteuid() and not os.access(
-                journal, os.R_OK | os.W_OK):
-            found.append(f"{journal}: with fs.protected_hardlinks the daemon must read and "
-                         "write a journal to rotate it (0660, the hive group)")
+        refusal = link_refusal(info, daemon, protected) if stat.S_ISREG(info.st_mode) else None
+        if refusal is not None:
+            found.append(f"{journal}: the daemon could not rotate it: {refusal}")
     return found
+
+
+def daemon_identity(hive: Path) -> Identity:
+    """Who the daemon is on this hive's files: the running daemon (its lock's holder),
+    else the owner of the files it derives, else whoever runs this."""
+    pid = holder(hive)
+    running = Identity.of_process(pid) if pid is not None else None
+    if running is not None:
+        return running
+    try:
+        return Identity.of_user(os.lstat(hive / DERIVED).st_uid)
+    except OSError:
+        return Identity.of_this_process()
 
 
 def _is_real_dir(path: Path) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _protected_hardlinks() -> bool:
-    try:
-        return PROTECTED_HARDLINKS.read_text().strip() == "1"
     except OSError:
         return False
 

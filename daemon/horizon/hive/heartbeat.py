@@ -18,6 +18,7 @@ class BeeHealth(msgspec.Struct, kw_only=True):
     pending_bytes: int = 0
     write_failed: bool = False
     error: str | None = None
+    rotation_failed: str | None = None  # why the journal could not be rotated
     # Defaulted so a heartbeat written before they existed still decodes.
     passes: int = 0  # passes that read or changed the view since the daemon started
     last_pass: float | None = None  # epoch seconds

@@ -24,6 +24,7 @@ from horizon.hive.layout import (
     live_path,
     parse_journal_name,
 )
+from horizon.hive.links import Identity, hardlinks_protected, link_refusal
 from horizon.hive.manifest import (
     Aborted,
     Adopted,
@@ -52,11 +53,13 @@ def _next_number(window: Path, bee: str, manifest: Manifest) -> int:
     return number
 
 
-def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
-           ) -> Checkpoint | None:
+def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest,
+           probe: bool = False) -> Checkpoint | None:
     """Move the live journal to the next archive segment; the checkpoint that follows it.
 
     None when the live file is not the one the checkpoint has read (nothing is moved).
+    `probe`: after a failed link, try one under a name no reader knows before recording
+    anything, so that retries of a link that keeps failing add no records.
     """
     live = live_path(window, bee)
     try:
@@ -72,29 +75,73 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest
     unfinished = next((r.segment for r in manifest.rotated.values()
                        if r.ino == info.st_ino and not (archive / r.segment).exists()), None)
     target = archive / (unfinished or archive_name(bee, _next_number(window, bee, manifest)))
+    # Asked before the intent: a link the kernel refuses records nothing, however often
+    # it is retried.
+    refusal = link_refusal(info, Identity.of_this_process(), hardlinks_protected())
+    if refusal is not None:
+        raise RotationRefused(errno.EPERM, refusal, str(live))
+    if probe:
+        _probe_link(window, bee)
     record = Rotated(target.name, info.st_ino, checkpoint.offset, checkpoint.seq)
     append_records(window, bee, [record])
     manifest.add(record)
     with _folders(window) as (window_fd, archive_fd):
         # Names relative to folder descriptors walked down from the hive: a folder swapped
         # for a link meanwhile leads nowhere.
-        os.link(live.name, target.name, src_dir_fd=window_fd, dst_dir_fd=archive_fd,
-                follow_symlinks=False)
+        try:
+            os.link(live.name, target.name, src_dir_fd=window_fd, dst_dir_fd=archive_fd,
+                    follow_symlinks=False)
+        except OSError:
+            _abort(window, bee, manifest, target.name)
+            raise
         if os.stat(target.name, dir_fd=archive_fd, follow_symlinks=False).st_ino != (
                 info.st_ino):
             # The journal was replaced under its name since we read it: what we linked is
             # the newcomer, unread. Back out; the newcomer stays live and is read as a
             # replaced journal at the next pass.
             os.unlink(target.name, dir_fd=archive_fd)
-            aborted = Aborted(target.name)
-            append_records(window, bee, [aborted])
-            manifest.add(aborted)
+            _abort(window, bee, manifest, target.name)
             return None
-        os.unlink(live.name, dir_fd=window_fd)
+        try:
+            os.unlink(live.name, dir_fd=window_fd)
+        except OSError:
+            # Two names for one journal would be read twice: back out of the link.
+            with contextlib.suppress(OSError):
+                os.unlink(target.name, dir_fd=archive_fd)
+                _abort(window, bee, manifest, target.name)
+            raise
         os.fsync(archive_fd)
         os.fsync(window_fd)
     return Checkpoint(target.name, checkpoint.offset, checkpoint.seq, info.st_dev, info.st_ino,
                       tail_hash(target, checkpoint.offset, window.parent), checkpoint.lines)
+
+
+def probe_name(bee: str) -> str:
+    """A second name for the live journal that no reader takes for a segment."""
+    return f".{bee}-messages.link-probe"
+
+
+def _probe_link(window: Path, bee: str) -> None:
+    """Link the live journal under the probe name and unlink it: raises what the link
+    would raise, records nothing."""
+    live, probe = live_path(window, bee).name, probe_name(bee)
+    with _folders(window) as (window_fd, archive_fd):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(probe, dir_fd=archive_fd)  # left by a crash
+        os.link(live, probe, src_dir_fd=window_fd, dst_dir_fd=archive_fd,
+                follow_symlinks=False)
+        os.unlink(probe, dir_fd=archive_fd)
+
+
+class RotationRefused(OSError):
+    """The kernel would refuse the link: nothing was recorded or moved."""
+
+
+def _abort(window: Path, bee: str, manifest: Manifest, segment: str) -> None:
+    """Close the intent of a rotation that backed out: its record is void."""
+    aborted = Aborted(segment)
+    append_records(window, bee, [aborted])
+    manifest.add(aborted)
 
 
 def finish_rotations(window: Path, bee: str, manifest: Manifest,
@@ -103,6 +150,8 @@ def finish_rotations(window: Path, bee: str, manifest: Manifest,
 
     `read_to`: the checkpoint of the state on disk (see `Manifest.interrupted_rotation`).
     """
+    with contextlib.suppress(OSError), _folders(window) as (_, archive_fd):
+        os.unlink(probe_name(bee), dir_fd=archive_fd)  # a crash left it: it holds blocks
     live = live_path(window, bee)
     try:
         live_ino = os.stat(live, follow_symlinks=False).st_ino
@@ -115,8 +164,12 @@ def finish_rotations(window: Path, bee: str, manifest: Manifest,
         with _folders(window) as (window_fd, archive_fd):
             made = not _exists(segment, archive_fd)
             if made:
-                os.link(live.name, segment, src_dir_fd=window_fd, dst_dir_fd=archive_fd,
-                        follow_symlinks=False)
+                try:
+                    os.link(live.name, segment, src_dir_fd=window_fd,
+                            dst_dir_fd=archive_fd, follow_symlinks=False)
+                except OSError:
+                    _abort(window, bee, manifest, segment)  # retried under a new intent
+                    raise
             if os.stat(segment, dir_fd=archive_fd, follow_symlinks=False).st_ino != live_ino:
                 if made:  # the journal was replaced meanwhile: that link is not ours to keep
                     os.unlink(segment, dir_fd=archive_fd)

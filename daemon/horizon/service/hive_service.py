@@ -380,10 +380,12 @@ class HiveService:
         elif not isinstance(given, ModelResult):
             self._recovered(runtime)
         if outcome.rotate_failed is not None:
-            log.error("archive.rotate_failed", reason=outcome.rotate_failed,
-                      retry_in_s=bee_engine.ROTATE_RETRY_S)
+            self._rotation_failed(runtime, outcome.rotate_failed)
         moved = outcome.rotated
         if moved is not None:
+            if runtime.rotation_failed is not None:
+                log.info("archive.rotation_recovered", segment=moved.segment)
+                runtime.rotation_failed = None
             runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
             log.info("archive.rotated", segment=moved.segment, lines=outcome.rotated_lines,
                      up_to=moved.seq)
@@ -419,6 +421,17 @@ class HiveService:
         runtime.backoff_s = min(runtime.backoff_s * 2, BACKOFF_MAX_S)
         runtime.dirty = True
         runtime.first_dirty = runtime.first_dirty or now
+        if first:
+            self.heartbeat()  # status shows it now, not at the next beat
+
+    def _rotation_failed(self, runtime: BeeRuntime, reason: str) -> None:
+        """The journal grows past its rotation: degraded from the first failure, until a
+        rotation succeeds (the engine retries it after ROTATE_RETRY_S)."""
+        first = runtime.rotation_failed is None
+        runtime.rotation_failed = reason
+        log.error("archive.rotate_failed", reason=reason, retry_in_s=bee_engine.ROTATE_RETRY_S)
+        if self.metrics is not None:
+            self.metrics.rotation_failures.labels(str(self.hive)).inc()
         if first:
             self.heartbeat()  # status shows it now, not at the next beat
 
@@ -464,6 +477,7 @@ class HiveService:
                 lag = round(time.monotonic() - runtime.first_dirty, 3)
             bees[name] = BeeHealth(
                 lag_s=lag, write_failed=runtime.write_failed,
+                rotation_failed=runtime.rotation_failed,
                 error=runtime.settings_error or runtime.state_error,
                 passes=runtime.passes, last_pass=runtime.last_pass,
             )
@@ -489,6 +503,9 @@ class HiveService:
         for name, runtime in sorted(self.bees.items()):
             if runtime.write_failed:
                 reasons.append(f"{self.hive} {name}: a derived write failed")
+            if runtime.rotation_failed is not None:
+                reasons.append(f"{self.hive} {name}: rotation failed: "
+                               f"{runtime.rotation_failed}")
             if runtime.settings_error:
                 reasons.append(f"{self.hive} {name}: settings rejected: "
                                f"{runtime.settings_error}")

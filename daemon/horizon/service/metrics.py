@@ -88,6 +88,9 @@ class Metrics:
                              registry=registry)
         self.rotations = Counter("horizon_rotations", "Journals rotated into the archive",
                                  registry=registry)
+        self.rotation_failures = Counter("horizon_rotation_failures",
+                                         "Rotations refused or failed (the journal grows)",
+                                         ["hive"], registry=registry)
         self.summarizer_calls = Counter("horizon_summarizer_calls",
                                         "Texts a summarizer level wrote", ["level"],
                                         registry=registry)

@@ -29,6 +29,7 @@ class BeeRuntime:
     # Rotated segments and when their size last changed: quiet long enough, they are sealed.
     quiet_since: dict[str, tuple[int, float]] = field(default_factory=dict)
     write_failed: bool = False
+    rotation_failed: str | None = None  # why, from the first failure to a rotation
     backoff_s: float = BACKOFF_MIN_S
     retry_at: float = 0.0
     inflight: InFlight = field(default_factory=InFlight)
