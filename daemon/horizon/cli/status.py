@@ -26,6 +26,7 @@ from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
 from horizon.core.zone_state import Zones
+from horizon.hive import served
 from horizon.hive.discovery import discover, unrecorded_segments
 from horizon.hive.durable import JournalError, StoreError, open_regular
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
@@ -33,7 +34,7 @@ from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
 from horizon.hive.lock import holder
 from horizon.hive.manifest import read_manifest
-from horizon.hive.settings_files import effective_settings
+from horizon.hive.settings_files import config_path, effective_settings
 from horizon.hive.store import BeeState, StateTooNew, load_state
 from horizon.service.logs import LOG_FILE
 
@@ -263,6 +264,14 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
     return report
 
 
+def served_hives(args: argparse.Namespace) -> list[str]:
+    """The hives a daemon running on this config.json says it serves: what a broken
+    config.json no longer tells."""
+    path = config_path(args.config)
+    found = served.read_served(path) if path is not None else None
+    return found.hives if found is not None else []
+
+
 def worst(exits: list[int]) -> int:
     """Across hives: a problem, then degraded, then healthy."""
     for code in (EXIT_PROBLEM, EXIT_DEGRADED):
@@ -276,8 +285,10 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
     if args.hive and not Path(args.hive).is_dir():
         raise UserError(f"hive not found: {args.hive} is not a folder")
     # As the daemon names them (absolute, normalised), so its log lines match.
-    hives = [os.path.normpath(os.path.abspath(hive))
-             for hive in ([args.hive] if args.hive else config.hives)]
+    listed = [args.hive] if args.hive else config.hives
+    if not listed and broken_config is not None:
+        listed = served_hives(args)
+    hives = [os.path.normpath(os.path.abspath(hive)) for hive in listed]
     if not hives:
         where = "config.json rejected" if broken_config else "none configured"
         raise UserError(f"no hive to report on: name one (horizon status HIVE), or list "

@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import UserError
-from horizon.cli.status import bee_files_report, bee_notes, hive_report
+from horizon.cli.status import bee_files_report, bee_notes, hive_report, served_hives
 from horizon.cli.top_metrics import Metrics, metrics_url
 from horizon.cli.top_screen import HiveHeader, HiveView
 from horizon.cli.top_view import BeeRow, Zone, rate
@@ -183,8 +184,10 @@ class Sampler:
 
     def hives(self) -> list[str]:
         """As the daemon names them (absolute, normalised), so /metrics' labels match."""
-        return self.asked or [os.path.normpath(os.path.abspath(hive))
-                              for hive in self.reports.config.hives]
+        listed: Sequence[str] = self.reports.config.hives
+        if not listed and self.reports.broken is not None:
+            listed = served_hives(self.args)  # what a broken config.json no longer says
+        return self.asked or [os.path.normpath(os.path.abspath(hive)) for hive in listed]
 
     def reload(self) -> None:
         """config.json again when it changed; its error, if any, shows on the screen."""

@@ -20,7 +20,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from horizon import __version__
 from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.hive import served
 from horizon.hive.discovery import file_signature
+from horizon.hive.durable import StoreError
 from horizon.hive.heartbeat import BEAT_S
 from horizon.hive.layout import (
     ArchiveSegment,
@@ -89,6 +91,8 @@ class Daemon:
         self.reload_requested = False
         self.reopen_requested = False
         self.config_seen = file_signature(config_path) if config_path else None
+        self.served_hives: list[str] | None = None  # as last published
+        self.served_file: Path | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -290,6 +294,8 @@ class Daemon:
         for service in self.services.values():
             service.heartbeat()
         self._release_all()
+        if self.served_file is not None:
+            served.withdraw(self.served_file)
         log.info("daemon.stopped", pid=os.getpid(), exit_code=0,
                  ran_s=round(time.monotonic() - self.started_at, 1))
         return 0
@@ -517,6 +523,22 @@ class Daemon:
         self.metrics.refused_files.set(sum(service.refused_count()
                                            for service in self.services.values()))
         self.metrics.publish_health(reasons)
+        self._publish_served()
+
+    def _publish_served(self) -> None:
+        """The hives served, where `status` finds them when config.json is broken."""
+        if self.config_path is None:
+            return
+        hives = sorted(str(hive) for hive in self.services)
+        if hives == self.served_hives:
+            return
+        try:
+            self.served_file = served.publish(self.config_path, hives)
+            self.served_hives = hives
+        except StoreError as error:
+            # Only status with a broken config.json needs it: a warning, not a degraded hive.
+            log.warning("daemon.served_unpublished", reason=str(error))
+            self.served_hives = hives  # said once; tried again when the hives change
 
     # -- settings ------------------------------------------------------------------------
 
