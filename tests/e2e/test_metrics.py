@@ -4,6 +4,7 @@ with the client library's own parser, and checked against what was written."""
 from __future__ import annotations
 
 import json
+import platform
 import re
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from horizon import __version__
 from horizon.service import metrics as metrics_module
 from horizon.service.metrics import Listener, Metrics
 from tests.e2e.daemon_harness import (
@@ -65,10 +67,16 @@ def test_the_counters_are_what_was_written(tmp_path: Path, start: Start) -> None
 
     def settled() -> dict[str, float] | None:
         samples = scrape(port)
-        return samples if samples.get("horizon_lines_read_total") == 154 + 101 and samples.get(
-            "horizon_rotations_total", 0) >= 1 else None
+        return samples if samples.get('horizon_lines_read_total{cause="live"}') == 154 + 101 \
+            and samples.get("horizon_rotations_total", 0) >= 1 else None
 
     samples = wait_for(settled, "every line counted, a rotation done")
+    assert samples['horizon_lines_read_total{cause="rebuild"}'] == 0
+    assert samples[f'horizon_entries{{bee="{BEE}",hive="{hive}"}}'] == 151  # 3 rejected
+    assert samples[f'horizon_entries{{bee="{OTHER}",hive="{hive}"}}'] == 101
+    assert samples[f'horizon_build_info{{python="{platform.python_version()}",'
+                   f'version="{__version__}"}}'] == 1
+    assert samples[f'horizon_rotation_failures_total{{hive="{hive}"}}'] == 0
     assert samples['horizon_lines_rejected_total{reason="bad_json"}'] == 1
     assert samples['horizon_lines_rejected_total{reason="not_object"}'] == 1
     assert samples['horizon_lines_rejected_total{reason="bad_ts"}'] == 1
@@ -88,6 +96,12 @@ def test_the_counters_are_what_was_written(tmp_path: Path, start: Start) -> None
     assert samples["horizon_write_failures_total"] == 0
     assert "process_cpu_seconds_total" in samples, "the client's process metrics"
     assert httpx.get(f"http://127.0.0.1:{port}/other", timeout=10).status_code == 404
+
+    # New settings re-read the bee's history: that is a rebuild's reading, not new lines.
+    (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nactif = true\nbudget_net = 3000\n")
+    again = wait_for(lambda: (found := scrape(port)).get(
+        'horizon_lines_read_total{cause="rebuild"}') == 154 and found, "the rebuild counted")
+    assert again['horizon_lines_read_total{cause="live"}'] == 154 + 101
 
 
 def test_healthz_flips_with_a_broken_settings_file_and_a_failed_write(

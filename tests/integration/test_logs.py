@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import structlog
+from apscheduler.schedulers.background import BackgroundScheduler
 
 from horizon.service import logs
 
@@ -19,8 +23,45 @@ def test_watchdogs_stopping_race_is_not_logged_but_its_other_errors_are(
     inotify = logging.getLogger("watchdog.observers.inotify")
     inotify.error("InotifyEmitter.queue_events() called when the thread is inactive")
     inotify.error("something else went wrong")
-    events = [json.loads(line)["event"] for line in path.read_text().splitlines()]
-    assert events == ["something else went wrong"]
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(event["event"], event["library"], event["message"]) for event in events] == [
+        ("library.error", "watchdog", "something else went wrong")]
+
+
+def test_a_missed_scheduler_job_is_a_structured_event_naming_the_job(tmp_path: Path) -> None:
+    path = logs.configure(tmp_path, "info", "json")
+    assert path is not None
+    scheduler = BackgroundScheduler(timezone=UTC)
+    scheduler.start()
+    try:
+        # Due 30 s ago with 1 s of grace: APScheduler itself says it was missed.
+        scheduler.add_job(print, "date", run_date=datetime.now(UTC) - timedelta(seconds=30),
+                          id="beat", misfire_grace_time=1)
+
+        def missed() -> dict[str, object] | None:
+            lines = path.read_text().splitlines() if path.exists() else []
+            return next((event for event in map(json.loads, lines)
+                         if event["event"] == "library.warning"), None)
+
+        deadline = time.monotonic() + 30
+        while (event := missed()) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        scheduler.shutdown(wait=False)
+    assert event is not None, "APScheduler's warning reached the log"
+    assert event["library"] == "apscheduler" and event["job"] == "beat"
+    assert "was missed" in str(event["message"])
+    assert (event["hive"], event["bee"], event["level"]) == (None, None, "warning")
+
+
+def test_a_library_logging_inside_a_bees_pass_names_the_hive_and_bee(tmp_path: Path) -> None:
+    path = logs.configure(tmp_path, "info", "json")
+    assert path is not None
+    with structlog.contextvars.bound_contextvars(hive="/h", bee="mia"):
+        logging.getLogger("watchdog.observers").warning("cannot watch %s", "/h/window")
+    [event] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert (event["hive"], event["bee"], event["message"]) == ("/h", "mia",
+                                                               "cannot watch /h/window")
 
 
 def test_a_log_file_moved_away_by_logrotate_is_opened_again(tmp_path: Path) -> None:

@@ -86,17 +86,20 @@ class HeldPass:
     """What the slices of a rebuild read before its last one."""
 
     read: int = 0
+    reread: int = 0
     rejections: Counter[str] = field(default_factory=Counter)
     first_rejected: list[int] = field(default_factory=list)
 
     def add(self, outcome: Pass) -> None:
         self.read += outcome.read
+        self.reread += outcome.reread
         self.rejections += outcome.rejections
         self.first_rejected = (self.first_rejected + outcome.first_rejected)[
             :REJECTION_EXAMPLES]
 
     def into(self, last: Pass) -> Pass:
         last.read += self.read
+        last.reread += self.reread
         last.rebuilt = True
         last.rejections = self.rejections + last.rejections
         last.first_rejected = (self.first_rejected + last.first_rejected)[:REJECTION_EXAMPLES]

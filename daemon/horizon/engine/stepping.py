@@ -66,6 +66,7 @@ class Pass:
     manifest: Manifest
     notes: Notes = field(default_factory=Notes)
     read: int = 0
+    reread: int = 0  # of `read`, lines a rebuild read again (read before, not news)
     rebuilt: bool = False
     # Rejected lines read for the first time (a rebuild reads old ones again: not news).
     rejections: Counter[str] = field(default_factory=Counter)
@@ -206,8 +207,11 @@ class _Reading:
                                finish_in_memory=self.finish_in_memory, read_to=self.read_to,
                                slice_bytes=self.slice_bytes, slice_s=self.slice_s)
         stepper = Stepper(state.zones, self.ctx, outcome.changes)
+        seen = self.seen_seq
         for batch in reader.batches():
             outcome.read += len(batch)
+            if batch[0].seq <= seen:  # read before: a rebuild's, not news
+                outcome.reread += sum(1 for record in batch if record.seq <= seen)
             if reader.main_flow:  # a batch's seqs rise one by one: its ends bound them
                 _note_segment(state, reader.current_segment, batch[0].seq)
                 _note_segment(state, reader.current_segment, batch[-1].seq)

@@ -70,6 +70,8 @@ class HiveService:
         self.models = models
         self.writer = writer  # None: each pass writes its files itself (tests, tools)
         self.metrics = metrics
+        if metrics is not None:
+            metrics.serving(str(hive))
         self.window = window_dir(hive)
         self.config = config
         self.config_source = config_source

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 import msgspec
 import structlog
+from apscheduler.job import Job
 from structlog.typing import EventDict
 
 LOG_FILE = "horizon.jsonl"
@@ -193,12 +194,21 @@ class _LibraryLines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            event: EventDict = {"event": record.getMessage()}
+            level = record.levelname.lower()
+            event: EventDict = {"event": f"library.{level}",
+                                "library": record.name.split(".")[0],
+                                "message": record.getMessage()}
+            job = next((arg.id for arg in (record.args if isinstance(record.args, tuple)
+                                           else ()) if isinstance(arg, Job)), None)
+            if job is not None:  # APScheduler's "Run time of job ... was missed"
+                event["job"] = job
             if record.exc_info:
                 event["exc_info"] = record.exc_info
-            level = record.levelname.lower()
             for process in _PROCESSORS[1:]:
                 event = process(None, level, event)
+            # Bound when a library logs from a bee's pass; a scheduler thread knows neither.
+            event.setdefault("hive", None)
+            event.setdefault("bee", None)
         except Exception:  # a library's bad format string: its thread must go on
             self.handleError(record)
             return

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -23,11 +24,13 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    Info,
     PlatformCollector,
     ProcessCollector,
     make_wsgi_app,
 )
 
+from horizon import __version__
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION
 from horizon.engine.stepping import Pass
@@ -70,8 +73,15 @@ class Metrics:
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         self.lines_read = Counter("horizon_lines_read",
-                                  "Journal lines read (a rebuild reads its history again)",
-                                  registry=registry)
+                                  "Journal lines read: live (new) or rebuild (read again)",
+                                  ["cause"], registry=registry)
+        self.lines_read_live = self.lines_read.labels("live")
+        self.lines_read_again = self.lines_read.labels("rebuild")
+        self.build = Info("horizon_build", "The daemon's version", registry=registry)
+        self.build.info({"version": __version__,
+                         "python": ".".join(map(str, sys.version_info[:3]))})
+        self.entries = Gauge("horizon_entries", "Entries a served bee's view was made of",
+                             ["hive", "bee"], registry=registry)
         self.lines_rejected = Counter("horizon_lines_rejected", "Rejected journal lines",
                                       ["reason"], registry=registry)
         self.passes = Counter("horizon_passes", "Passes that read or changed a view",
@@ -140,7 +150,8 @@ class Metrics:
         self.passes.inc()
         self.pass_duration.observe(seconds)
         if not from_model:
-            self.lines_read.inc(outcome.read)
+            self.lines_read_live.inc(outcome.read - outcome.reread)
+            self.lines_read_again.inc(outcome.reread)
             for reason, count in outcome.rejections.items():
                 self.lines_rejected.labels(reason).inc(count)
             self.evictions.inc(len(outcome.changes.evicted))
@@ -156,6 +167,8 @@ class Metrics:
         else:
             fills = {"handoff": len(outcome.view.text) / settings.handoff_max}
         self.zone_fills(hive, bee, fills)
+        if self.has_series(hive, bee):
+            self.entries.labels(hive, bee).set(outcome.state.zones.accepted)
 
     def zone_fills(self, hive: str, bee: str, fills: dict[str, float]) -> None:
         if self.has_series(hive, bee):
@@ -179,14 +192,22 @@ class Metrics:
             self.fills.pop(key, None)
             with contextlib.suppress(KeyError):  # no beat set it yet
                 self.lag.remove(*key)
+            with contextlib.suppress(KeyError):  # no pass committed yet
+                self.entries.remove(*key)
             for zone in (*ZONES, "handoff"):
                 with contextlib.suppress(KeyError):  # no pass wrote that zone yet
                     self.zone_fill.remove(*key, zone)
         self.dropped = {key for key in self.dropped if key[0] != hive or key[1] in keep}
         self.bee_series_dropped.set(len(self.dropped))
 
+    def serving(self, hive: str) -> None:
+        """A hive taken up: its counters exist from 0, so a rate can be taken at once."""
+        self.rotation_failures.labels(hive)
+
     def forget_hive(self, hive: str) -> None:
         self.served(hive, ())
+        with contextlib.suppress(KeyError):
+            self.rotation_failures.remove(hive)
 
     # -- the health document -----------------------------------------------------------
 
