@@ -111,3 +111,29 @@ def test_a_rebuild_whose_last_slice_reads_nothing_is_committed_all_the_same(
     assert on_disk is not None and on_disk.settings_key == engine.state.settings_key
     assert (hive / "horizon" / BEE / "handoff.md").read_text() == render(
         engine.state.zones, BEE, after.horizon, after.mission).text
+
+
+def test_a_slice_that_ends_right_after_a_rejected_line_tells_it_once(tmp_path: Path) -> None:
+    """The slice's bound falls just after the first rejected line: the slices before the
+    last tell nothing, the last tells the three lines once (it once said 1, then 3)."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    good = json.dumps({"ts": NOW - 60, "type": "task", "question": "q",
+                       "answer": "a"}).encode() + b"\n"
+    bad = b"not json\n"
+    (hive / "window" / f"{BEE}-messages.jsonl").write_bytes(good * 5 + bad * 3 + good)
+    engine = BeeEngine(hive, BEE, GlobalConfig(rotation_entries=10_000),
+                       Effective(HorizonSettings(actif=True), {}, None, None),
+                       slice_bytes=len(good) * 5 + len(bad))
+    slices, ends = [], []
+    while (outcome := engine.run(ReadNew(), NOW)) is not None:
+        slices.append(outcome)
+        ends.append(outcome.state.checkpoint.seq)  # the state goes on changing after
+        if not outcome.more:
+            break
+    assert ends == [6, 9], "the first slice ended on the first bad line"
+    told = [dict(slice_.rejections) for slice_ in slices]
+    assert told[:-1] == [{}] * (len(slices) - 1) and told[-1] == {"bad_json": 3}, told
+    assert slices[-1].first_rejected == [6, 7, 8]
+    assert slices[-1].read == 9 and [slice_.read for slice_ in slices[:-1]] == [0] * (
+        len(slices) - 1)

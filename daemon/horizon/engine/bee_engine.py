@@ -91,11 +91,16 @@ class HeldPass:
     first_rejected: list[int] = field(default_factory=list)
 
     def add(self, outcome: Pass) -> None:
+        """Moved here from the slice's outcome, which then tells none of it: a rejected
+        line a slice ended on is told once, with the last slice."""
         self.read += outcome.read
         self.reread += outcome.reread
         self.rejections += outcome.rejections
         self.first_rejected = (self.first_rejected + outcome.first_rejected)[
             :REJECTION_EXAMPLES]
+        outcome.read = outcome.reread = 0
+        outcome.rejections = Counter()
+        outcome.first_rejected = []
 
     def into(self, last: Pass) -> Pass:
         last.read += self.read
