@@ -275,3 +275,40 @@ def test_a_journal_replaced_during_its_rotation_is_never_unlinked_unread(
     effective = effective_settings(config, str(config_path), hive, BEE)
     run_pass(hive, BEE, config, effective, time.time(), None, on_record=keep)
     assert seen[-2:] == ["q100", "q101"], "the newcomer's lines are read"
+
+
+def test_a_journal_removed_between_the_link_and_the_unlink_is_rotated_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Someone removes the live journal while its rotation's link is done and its unlink
+    not yet: the archive's name is the only one left. The daemon's view is then the one a
+    rebuild makes, every line still on disk (it used to stay on the live name it had)."""
+    hive, config_path = new_hive(tmp_path)
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+    real_unlink = os.unlink
+
+    def removed_first(path: Any, *args: Any, **kwargs: Any) -> None:
+        if str(path) == live.name:
+            live.unlink()  # by hand, a moment earlier
+        real_unlink(path, *args, **kwargs)
+
+    service = HiveService(hive, config, str(config_path))
+    try:
+        append_lines(live, 4, 0)
+        service.refresh_bees()
+        with monkeypatch.context() as patched:
+            patched.setattr(horizon.hive.rotation.os, "unlink", removed_first)
+            outcome = service.process(BEE)
+        assert outcome is not None and outcome.rotate_failed is None
+        assert (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
+        assert manifest_kinds(hive) == ["rotated"]
+        append_lines(live, 2, 4)  # the runtime makes a new live journal
+        outcome = service.process(BEE)
+        assert outcome is not None
+        state = outcome.state
+    finally:
+        service.close()
+    effective = effective_settings(config, str(config_path), hive, BEE)
+    rebuilt = run_pass(hive, BEE, config, effective, time.time(), None)
+    assert rebuilt.state.zones == state.zones
+    assert read_only_seqs(hive, config_path) == {n + 1: f"q{n}" for n in range(6)}

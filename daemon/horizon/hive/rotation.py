@@ -104,11 +104,15 @@ def rotate(window: Path, bee: str, checkpoint: Checkpoint, manifest: Manifest,
             return None
         try:
             os.unlink(live.name, dir_fd=window_fd)
+        except FileNotFoundError:
+            pass  # removed by hand meanwhile: the archive's name is the one left, as planned
         except OSError:
-            # Two names for one journal would be read twice: back out of the link.
-            with contextlib.suppress(OSError):
-                os.unlink(target.name, dir_fd=archive_fd)
-                _abort(window, bee, manifest, target.name)
+            # Two names for one journal would be read twice: back out of the link, which
+            # is not the only name left while the live one is still that journal.
+            if _inode_of(live.name, window_fd) == info.st_ino:
+                with contextlib.suppress(OSError):
+                    os.unlink(target.name, dir_fd=archive_fd)
+                    _abort(window, bee, manifest, target.name)
             raise
         os.fsync(archive_fd)
         os.fsync(window_fd)
@@ -174,7 +178,8 @@ def finish_rotations(window: Path, bee: str, manifest: Manifest,
                 if made:  # the journal was replaced meanwhile: that link is not ours to keep
                     os.unlink(segment, dir_fd=archive_fd)
                 return []
-            os.unlink(live.name, dir_fd=window_fd)
+            with contextlib.suppress(FileNotFoundError):  # removed by hand meanwhile
+                os.unlink(live.name, dir_fd=window_fd)
             os.fsync(window_fd)
     except OSError:
         return []  # the next rotation of this file retries under the same number
@@ -194,6 +199,13 @@ def _folders(window: Path) -> Iterator[tuple[int, int]]:
             os.close(archive_fd)
     finally:
         os.close(window_fd)
+
+
+def _inode_of(name: str, folder_fd: int) -> int | None:
+    try:
+        return os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_ino
+    except OSError:
+        return None
 
 
 def _exists(name: str, folder_fd: int) -> bool:
