@@ -319,6 +319,37 @@ def test_a_wrongly_typed_ok_or_files_is_ignored_and_counted(tmp_path: Path, run:
     assert "3 entries with a wrongly typed ok or files (ignored)" in run("status", hive).stdout
 
 
+def test_status_fits_its_terminal_and_honours_columns(tmp_path: Path,
+                                                      config_file: Path) -> None:
+    """At 80 columns (piped, or COLUMNS=80) no line is wider and no number is cut; a wide
+    terminal gets one row a bee."""
+    hive = make_hive(tmp_path, [*three_entries(), "[1]"], bee_toml=HORIZON_ON)
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("HORIZON_CONFIG", "COLUMNS")}
+    env["HORIZON_CONFIG"] = str(config_file)
+    ok(subprocess.run([HORIZON, "rebuild", str(hive), BEE, "--now", NOW_ARG],
+                      capture_output=True, text=True, env=env, timeout=60, check=False))
+    report = json.loads(subprocess.run([HORIZON, "status", str(hive), "--json"],
+                                       capture_output=True, text=True, env=env, timeout=60,
+                                       check=False).stdout)
+    net = report["hives"][0]["bees"][0]["zones"]["net"]
+    for columns in (None, "80", "60"):
+        shown = subprocess.run([HORIZON, "status", str(hive)], capture_output=True,
+                               text=True, timeout=60, check=False,
+                               env=env if columns is None else {**env, "COLUMNS": columns})
+        width = int(columns or 80)
+        lines = shown.stdout.splitlines()
+        # Only the hive's path may be wider: it is never broken.
+        assert all(len(line) <= width for line in lines if line != str(hive)), (columns, lines)
+        assert "…" not in shown.stdout, lines
+        assert f"net {net['after']}/{net['budget']}" in shown.stdout, lines
+        assert f"{BEE}  horizon · 3 entries · 1 (not_object 1) rejected" in shown.stdout, lines
+    wide = subprocess.run([HORIZON, "status", str(hive)], capture_output=True, text=True,
+                          timeout=60, check=False, env={**env, "COLUMNS": "200"})
+    [row] = [line for line in wide.stdout.splitlines() if line.startswith(f"{BEE} ")]
+    assert f"{net['after']}/{net['budget']}" in row and "net" in wide.stdout
+
+
 def test_status_of_a_hive_never_rendered(tmp_path: Path, run: Run) -> None:
     hive = make_hive(tmp_path, three_entries())
     report = json.loads(run("status", hive, "--json").stdout)

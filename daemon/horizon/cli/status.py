@@ -306,17 +306,23 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
     return worst([report["exit"] for report in reports])
 
 
+COLUMNS = ("bee", "mode", "entries", "rejected", "segments", "lag", "net", "condensé",
+           "récit", "summarizer", "notes")
+
+
 def _print(reports: list[dict[str, Any]]) -> None:
     # Paths, settings errors and notes quote the hive's files: no markup is read in them
     # (a '[/]' raised MarkupError, a traceback) and their control characters are escaped.
-    console = Console(highlight=False, markup=False, emoji=False,
-                      width=None if sys.stdout.isatty() else 200)
+    # The width is the terminal's, or COLUMNS, or 80 when piped, as `top`'s.
+    console = Console(highlight=False, markup=False, emoji=False)
 
     def say(text: str) -> None:
         console.print(printable(text))
 
     def titled(hive: str, rest: str) -> None:
-        console.print(Text.assemble((printable(hive), "bold"), printable(f": {rest}")))
+        # The path on a line of its own, never broken: what follows it wraps as it must.
+        console.print(Text(printable(hive), style="bold"), soft_wrap=True)
+        say(f"  {rest}")
 
     for report in reports:
         daemon = report.get("daemon", {})
@@ -340,17 +346,41 @@ def _print(reports: list[dict[str, Any]]) -> None:
         for message in sorted({bee["settings_error"] for bee in report["bees"]
                                if bee.get("settings_error")}):
             say(f"  settings rejected: {message}; the last good settings serve")
-        table = Table(show_edge=False, pad_edge=False)
-        for column in ("bee", "mode", "entries", "rejected", "segments", "lag", "net",
-                       "condensé", "récit", "summarizer", "notes"):
-            table.add_column(column)
-        for bee in report["bees"]:
-            cells = (bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")),
-                     _rejected(bee), str(bee.get("segments", "-")), _lag(bee),
-                     _zone(bee, "net"), _zone(bee, "condense"), _zone(bee, "recit"),
-                     _levels(bee), "; ".join(bee_notes(bee)))
-            table.add_row(*[printable(cell) for cell in cells])
-        console.print(table)
+        rows = [[printable(cell) for cell in _cells(bee)] for bee in report["bees"]]
+        if _table_width(rows) <= console.width:
+            table = Table(show_edge=False, pad_edge=False)
+            for column in COLUMNS:
+                table.add_column(column)
+            for row in rows:
+                table.add_row(*row)
+            console.print(table)
+        else:  # too narrow for one row a bee: a few short lines each, never cut
+            for row in rows:
+                console.print(_bee_lines(row), overflow="fold")
+
+
+def _cells(bee: dict[str, Any]) -> tuple[str, ...]:
+    return (bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")), _rejected(bee),
+            str(bee.get("segments", "-")), _lag(bee), _zone(bee, "net"),
+            _zone(bee, "condense"), _zone(bee, "recit"), _levels(bee),
+            "; ".join(bee_notes(bee)))
+
+
+def _table_width(rows: list[list[str]]) -> int:
+    """What the table takes with every cell whole: its columns and their separators."""
+    widths = [max([len(column), *(len(row[index]) for row in rows)])
+              for index, column in enumerate(COLUMNS)]
+    return sum(widths) + 3 * (len(widths) - 1)
+
+
+def _bee_lines(row: list[str]) -> Text:
+    bee, mode, entries, rejected, segments, lag, net, condense, recit, levels, notes = row
+    lines = [f"{bee}  {mode} · {entries} entries · {rejected} rejected · lag {lag}",
+             f"  net {net} · condensé {condense} · récit {recit}",
+             f"  {segments} segments · {levels}"]
+    if notes:
+        lines.append(f"  notes: {notes}")
+    return Text("\n".join(lines))
 
 
 def _zone(bee: dict[str, Any], name: str) -> str:
