@@ -168,7 +168,12 @@ def test_the_example_unit_runs_the_installed_command() -> None:
     assert exec_start.split() == [INSTALLED, "run", "--config", "/etc/horizon/config.json"]
     shipped_lines = shipped("systemd").splitlines()
     changed = [line for line in unit.splitlines() if line not in shipped_lines]
-    assert changed == [f"ExecStart={exec_start}"]
+    [documentation] = unit_values(unit, "Documentation")
+    assert changed == [f"Documentation={documentation}", f"ExecStart={exec_start}"]
+    reference = Path(documentation.removeprefix("file://"))
+    assert documentation.startswith("file:///") and reference.is_file(), documentation
+    assert reference.read_text(encoding="utf-8").startswith("# horizon reference")
+    assert unit_values(unit, "RuntimeDirectory") == ["horizon"]
 
 
 def test_the_example_plist_runs_the_installed_command_as_its_own_user() -> None:
@@ -183,9 +188,25 @@ def test_the_example_plist_runs_the_installed_command_as_its_own_user() -> None:
         assert str(Path(document[key]).parent) == log_dir
 
 
-@pytest.mark.parametrize("kind", ["hive", "bee"])
-def test_the_settings_examples_are_printed_as_shipped(kind: str) -> None:
+@pytest.mark.parametrize("kind", ["hive", "bee", "grafana", "reference"])
+def test_the_settings_examples_and_documents_are_printed_as_shipped(kind: str) -> None:
     assert example(kind) == (PACKAGED / EXAMPLES[kind]).read_text(encoding="utf-8")
+    assert example(kind) == {"grafana": (ROOT / "docs" / "grafana-horizon.json"),
+                             "reference": (ROOT / "docs" / "reference.md")}.get(
+        kind, PACKAGED / EXAMPLES[kind]).read_text(encoding="utf-8")
+
+
+def test_the_shipped_bee_example_passes_check(tmp_path: Path) -> None:
+    """What `horizon example bee > bees/mia.toml` makes must be a valid bee file."""
+    hive = tmp_path / "hive"
+    (hive / "bees").mkdir(parents=True)
+    (hive / "window").mkdir()
+    (hive / "bees" / "mia.toml").write_text(example("bee"), encoding="utf-8")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"hives": [str(hive)]}), encoding="utf-8")
+    checked = horizon("check", "--config", str(config))
+    assert checked.returncode == 0, checked.stderr
+    assert "error" not in checked.stderr + checked.stdout
 
 
 def test_an_unknown_example_is_bad_usage() -> None:
@@ -208,7 +229,9 @@ def test_the_repository_paths_are_the_packaged_files() -> None:
                              ("systemd/launchd/org.horizon.daemon.plist",
                               "org.horizon.daemon.plist"),
                              ("config/horizon.example.toml", "horizon.example.toml"),
-                             ("config/bee.example.toml", "bee.example.toml")]:
+                             ("config/bee.example.toml", "bee.example.toml"),
+                             ("docs/reference.md", "reference.md"),
+                             ("docs/grafana-horizon.json", "grafana-horizon.json")]:
         assert (ROOT / repository).resolve() == (PACKAGED / name).resolve(), repository
     assert sorted(path.name for path in PACKAGED.iterdir()) == sorted(EXAMPLES.values())
 

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from horizon.core.render import render
 from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.core.text import counted
 from horizon.hive.durable import StoreError
 from horizon.hive.layout import handoff_path
 from horizon.hive.settings_files import effective_settings
@@ -157,7 +158,8 @@ def screen(hive: Path, views: list[BeeView], events: list[Event], written: int,
     parts: list[RenderableType] = [title, status, Text("")]
     for view in views:
         heading = Text(view.bee, style="bold")
-        heading.append(f"  {view.mode}  {view.entries} entries, {view.rejected} rejected")
+        heading.append(f"  {view.mode}  {counted(view.entries, 'entry', 'entries')}, "
+                       f"{view.rejected} rejected")
         if view.note:
             heading.append(f"  ({view.note})", style="yellow")
         parts += [heading, _gauges(view)]

@@ -4,6 +4,7 @@ the installed package, with the installed command's path filled in."""
 from __future__ import annotations
 
 import argparse
+import pydoc
 import re
 import shutil
 import sys
@@ -22,7 +23,11 @@ EXAMPLES = {
     "launchd": "org.horizon.daemon.plist",
     "hive": "horizon.example.toml",
     "bee": "bee.example.toml",
+    "grafana": "grafana-horizon.json",
+    "reference": "reference.md",
 }
+# Where the shipped unit says the reference is; `example systemd` names the installed one.
+SHIPPED_DOCUMENTATION = "file:///usr/local/share/doc/horizon/reference.md"
 # Folders systemd's ProtectHome=true hides from the service.
 HIDDEN_BY_PROTECT_HOME = (Path("/home"), Path("/root"), Path("/run/user"))
 # What ExecStart takes unquoted: anything else is quoted (spaces, quotes, backslashes).
@@ -47,6 +52,13 @@ def installed_command() -> Path:
     return Path(found).resolve() if found else Path(SHIPPED_COMMAND)
 
 
+def installed_reference() -> Path | None:
+    """The reference the installed package carries, when it is a file on disk (not
+    inside a zip)."""
+    path = Path(str(files("horizon") / "examples" / EXAMPLES["reference"]))
+    return path.resolve() if path.is_file() else None
+
+
 def for_systemd(path: Path) -> str:
     """A path as one word of ExecStart: `%` and `$` doubled, quoted when it must be."""
     text = str(path).replace("%", "%%").replace("$", "$$")
@@ -59,6 +71,10 @@ def filled(kind: str, command: Path) -> str:
     """The example with `command` where the shipped text names /usr/local/bin/horizon."""
     text = shipped(kind)
     if kind == "systemd":
+        reference = installed_reference()
+        if reference is not None:
+            text = text.replace(f"\nDocumentation={SHIPPED_DOCUMENTATION}\n",
+                                f"\nDocumentation={reference.as_uri()}\n")
         return text.replace(f"\nExecStart={SHIPPED_COMMAND} ",
                             f"\nExecStart={for_systemd(command)} ")
     if kind == "launchd":
@@ -69,6 +85,9 @@ def filled(kind: str, command: Path) -> str:
 
 def command(args: argparse.Namespace) -> int:
     path = installed_command()
+    if args.kind == "reference" and sys.stdout.isatty():
+        pydoc.pager(shipped("reference"))  # $PAGER, else less, else more
+        return EXIT_OK
     sys.stdout.write(filled(args.kind, path))
     if args.kind == "systemd" and any(path.is_relative_to(hidden)
                                       for hidden in HIDDEN_BY_PROTECT_HOME):

@@ -311,22 +311,27 @@ def _service_commands(commands: Commands) -> None:
                       help="stop after N seconds (default: run until Ctrl-C)")
 
     example = commands.add(
-        "example", "print a shipped example: config.json, the systemd unit, the launchd plist",
+        "example", "print a shipped example: config.json, the service files, the reference",
         """Prints the example the installed package carries, with the installed horizon
         command's absolute path filled in (the unit's ExecStart, the plist's
         ProgramArguments). The example config.json lists the hive /var/lib/horizon/hive
         and logs to /var/log/horizon, the folders the unit lets the daemon write. 'hive'
-        and 'bee' print a commented horizon.toml and bees/BEE.toml.""",
+        and 'bee' print a commented horizon.toml and bees/BEE.toml, 'grafana' the
+        dashboard over the daemon's metrics, and 'reference' the whole reference
+        (through a pager on a terminal).""",
         ["horizon example config | sudo tee /etc/horizon/config.json",
          "horizon example systemd | sudo tee /etc/systemd/system/horizon.service",
          "horizon example launchd | sudo tee /Library/LaunchDaemons/org.horizon.daemon.plist",
-         "horizon example hive > /srv/hive/horizon.toml"],
+         "horizon example hive > /srv/hive/horizon.toml",
+         "horizon example grafana > horizon-dashboard.json",
+         "horizon example reference"],
         {0: "the example was printed"})
     example.add_argument("kind", metavar="KIND",
-                         choices=["config", "systemd", "launchd", "hive", "bee"],
+                         choices=["config", "systemd", "launchd", "hive", "bee", "grafana",
+                                  "reference"],
                          help="config (config.json), systemd (horizon.service), launchd "
-                              "(org.horizon.daemon.plist), hive (horizon.toml) or bee "
-                              "(bees/BEE.toml)")
+                              "(org.horizon.daemon.plist), hive (horizon.toml), bee "
+                              "(bees/BEE.toml), grafana (the dashboard) or reference")
 
 
 def _web_commands(commands: Commands) -> None:

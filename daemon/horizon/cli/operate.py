@@ -17,6 +17,7 @@ from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
 from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.settings import GlobalConfig, SettingsError, unavailable_levels
+from horizon.core.text import counted
 from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.hive.audit import InitError, audit, init_hive, is_hive
 from horizon.hive.discovery import discover, require_bee, require_hive
@@ -62,7 +63,8 @@ def rebuild(args: argparse.Namespace) -> int:
                 failed = True
                 continue
             zones = outcome.state.zones
-            print(f"{bee}: {zones.accepted} entries, {zones.rejected} rejected, "
+            print(f"{bee}: {counted(zones.accepted, 'entry', 'entries')}, "
+                  f"{zones.rejected} rejected, "
                   f"up to #{zones.up_to}; handoff.md {outcome.view.summary['chars']}"
                   f"/{outcome.view.summary['cap']} chars")
     finally:
@@ -87,7 +89,7 @@ def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
         last = max(last, record.seq)
         if record.seq == seq:
             return record, reader.raw_found
-    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {last} lines")
+    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {counted(last, 'line')}")
 
 
 def phare(args: argparse.Namespace) -> int:
@@ -152,7 +154,7 @@ def adopt(args: argparse.Namespace) -> int:
         lock.release()
     for name in taken:
         print(f"adopted: {name}")
-    print(f"{args.bee}: {len(taken)} segments taken in" if taken
+    print(f"{args.bee}: {counted(len(taken), 'segment')} taken in" if taken
           else f"{args.bee}: no unrecorded segment; nothing to do")
     return EXIT_OK
 

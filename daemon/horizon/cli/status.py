@@ -25,6 +25,7 @@ from horizon.cli.safe_text import printable
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
+from horizon.core.text import counted
 from horizon.core.zone_state import Zones
 from horizon.hive import served
 from horizon.hive.discovery import discover, unrecorded_segments
@@ -373,11 +374,19 @@ def _table_width(rows: list[list[str]]) -> int:
     return sum(widths) + 3 * (len(widths) - 1)
 
 
+def _entries(shown: str) -> str:
+    return counted(int(shown), "entry", "entries") if shown.isdigit() else f"{shown} entries"
+
+
+def _segments(shown: str) -> str:
+    return counted(int(shown), "segment") if shown.isdigit() else f"{shown} segments"
+
+
 def _bee_lines(row: list[str]) -> Text:
     bee, mode, entries, rejected, segments, lag, net, condense, recit, levels, notes = row
-    lines = [f"{bee}  {mode} · {entries} entries · {rejected} rejected · lag {lag}",
+    lines = [f"{bee}  {mode} · {_entries(entries)} · {rejected} rejected · lag {lag}",
              f"  net {net} · condensé {condense} · récit {recit}",
-             f"  {segments} segments · {levels}"]
+             f"  {_segments(segments)} · {levels}"]
     if notes:
         lines.append(f"  notes: {notes}")
     return Text("\n".join(lines))
@@ -404,7 +413,7 @@ def _rejected(bee: dict[str, Any]) -> str:
 
 def _lag(bee: dict[str, Any]) -> str:
     lines = bee.get("lag_lines")
-    text = f"{lines} lines" if lines is not None else f"{bee.get('lag_bytes', 0)} B"
+    text = counted(lines, "line") if lines is not None else f"{bee.get('lag_bytes', 0)} B"
     if bee.get("lag_s"):
         text += f", {bee['lag_s']} s"
     return text

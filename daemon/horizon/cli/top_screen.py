@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from horizon.cli.top_view import BeeRow, Controls, Fitted, age, clip, fit, rate, shown
+from horizon.core.text import counted
 
 PATH_MIN = 14
 
@@ -53,13 +54,13 @@ def header_line(view: HiveView, width: int) -> str:
     else:
         daemon = f"daemon {pid} {'stale' if header.stale else 'alive'}"
     long = [daemon, "no beat" if header.beat_age_s is None else f"beat {age(header.beat_age_s)}",
-            f"{len(rows)} bees", *([f"{degraded} degraded"] if degraded else []),
-            f"{entries} entries", f"{rejected} rejected",
+            counted(len(rows), "bee"), *([f"{degraded} degraded"] if degraded else []),
+            counted(entries, "entry", "entries"), f"{rejected} rejected",
             f"{rate(header.passes_per_s)} passes/s{source}"]
     short = ["no daemon" if header.pid is None
              else f"pid {pid}" + (" stale" if header.stale else ""),
              f"beat {age(header.beat_age_s, '')}",
-             f"{len(rows)} bees" + (f" ({degraded} deg)" if degraded else ""),
+             counted(len(rows), "bee") + (f" ({degraded} deg)" if degraded else ""),
              f"{entries} entr", f"{rejected} rej", f"{rate(header.passes_per_s)} p/s"]
     rest = " · ".join(long)
     if width - cell_len(rest) - 3 < PATH_MIN:

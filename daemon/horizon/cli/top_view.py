@@ -10,6 +10,7 @@ from typing import Literal
 from rich.cells import cell_len
 
 from horizon.cli.safe_text import printable
+from horizon.core.text import counted
 
 SORTS = ("name", "lag", "fill", "rejected")
 GAP = 1  # cells between two columns
@@ -149,7 +150,9 @@ def zone_cell(row: BeeRow, name: str, form: str) -> str:
 def lag_cell(row: BeeRow, form: str) -> str:
     lines = "?" if row.lag_lines is None else str(row.lag_lines)  # past what status counts
     seconds = "-" if row.lag_s is None else f"{row.lag_s:.1f}s"
-    return f"{lines} lines {seconds}" if form == "full" else f"{lines}l {seconds}"
+    if form != "full":
+        return f"{lines}l {seconds}"
+    return f"{counted(row.lag_lines, 'line') if row.lag_lines is not None else '? lines'} {seconds}"
 
 
 def clip(text: str, width: int) -> str:

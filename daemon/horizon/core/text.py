@@ -94,3 +94,8 @@ def named_paths(text: str) -> list[str]:
             if "/" in path or "." in path:
                 seen.setdefault(path, None)
     return list(seen)
+
+
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """`count` and its noun, in the singular for exactly one ("1 entry", "2 entries")."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"

@@ -20,6 +20,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from horizon import __version__
 from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.core.text import counted
 from horizon.hive import served
 from horizon.hive.discovery import file_signature
 from horizon.hive.durable import StoreError
@@ -136,7 +137,8 @@ class Daemon:
         self.scheduler.start()
         self._schedule_periodic()
         bees = sum(len(service.bees) for service in self.services.values())
-        notify.notify("READY=1", f"STATUS=serving {len(self.services)} hives, {bees} bees")
+        notify.notify("READY=1", f"STATUS=serving {counted(len(self.services), 'hive')}, "
+                                 f"{counted(bees, 'bee')}")
         modes = {str(hive): service.watch_mode for hive, service in self.services.items()}
         log.info("daemon.started", version=__version__, pid=os.getpid(),
                  config=self.config_source, hives=list(modes), bees=bees,
@@ -249,7 +251,7 @@ class Daemon:
                     # looked at after every slice (a round of a thousand bees is long).
                     waiting = len(still) + len(behind) - position - 1
                     notify.notify(f"EXTEND_TIMEOUT_USEC={int(CATCH_UP_EXTEND_S * 1_000_000)}",
-                                  f"STATUS=catching up: {waiting} bees behind")
+                                  f"STATUS=catching up: {counted(waiting, 'bee')} behind")
                     extend_at = time.monotonic() + CATCH_UP_EXTEND_S / 3
             behind = still
         self.writer.drain()  # up to date means on disk: READY follows
@@ -508,7 +510,8 @@ class Daemon:
         lag = max((time.monotonic() - r.first_dirty for s in self.services.values()
                    for r in s.bees.values() if r.dirty and r.first_dirty), default=0.0)
         bees = sum(len(service.bees) for service in self.services.values())
-        notify.notify(f"STATUS=serving {len(self.services)} hives, {bees} bees, "
+        notify.notify(f"STATUS=serving {counted(len(self.services), 'hive')}, "
+                      f"{counted(bees, 'bee')}, "
                       f"max lag {lag:.1f} s")
         self._publish_health()
 
