@@ -1,5 +1,6 @@
 # Quick start: `make run` (the demo) and `make test` (the whole suite). Both create .venv;
-# `run` installs what running needs, `test` adds the dev tools (each has its own stamp).
+# `run` installs what running needs and the web view, `test` adds the dev tools (each has
+# its own stamp).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +14,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[web]'
 	touch $@
 
 $(DEV_STAMP): pyproject.toml | $(BIN)/python

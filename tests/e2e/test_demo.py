@@ -12,6 +12,7 @@ import os
 import re
 import select
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import termios
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.e2e.daemon_harness import HORIZON, clean_env, wait_for
@@ -211,8 +213,62 @@ def test_shows_each_zone_and_the_total_against_its_limit(tmp_path: Path, columns
         assert len(line) <= columns, line
     for label, limit in (("net", "1600"), ("condensé", "1200"), ("récit", "1400"),
                          ("handoff.md", "4200 cap"), ("handoff.md", "1500 handoff_max")):
-        assert re.search(rf"^\s*{label}\b.*\s\d+/{limit}$", screen, re.MULTILINE), (
+        # At 120 columns and more, what the bee reads stands beside the gauges.
+        assert re.search(rf"^\s*{label}\b.*\s\d+/{limit}(?:\s|$)", screen, re.MULTILINE), (
             label, limit, screen)
+
+
+def test_shows_what_the_bee_reads_serves_the_web_view_and_says_what_next(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "demo-hive"
+    demo = subprocess.Popen([HORIZON, "demo", "--dir", str(folder), "--seconds", "8"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=demo_env(COLUMNS="140"),
+                            cwd=folder.parent)
+    try:
+        def web_address() -> str | None:
+            for pid in live_processes(folder):
+                try:
+                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+                except OSError:
+                    continue
+                if any("web_guarded" in arg for arg in argv):
+                    return argv[-2] if not argv[-1] else argv[-1]
+            return None
+
+        address = wait_for(web_address, "the demo's web view")
+        assert address.startswith("127.0.0.1:"), address
+        def answered() -> httpx.Response | None:
+            if not _answers(address):
+                return None
+            response = httpx.get(f"http://{address}/", timeout=10)
+            return response if response.status_code == 200 else None
+
+        page = wait_for(answered, "the web view to answer")
+        assert str(folder) in page.text and "pid " in page.text
+        out, err = demo.communicate(timeout=120)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert demo.returncode == 0, err
+    screen = out.split("demo stopped")[0]
+    assert f"web view: http://{address}/" in screen
+    assert "what the bee reads" in screen and "Mission: " in screen
+    assert re.search(r"newest: #\d+ · ", screen), screen
+    # Side by side at 140 columns: the memory starts on the net gauge's line.
+    assert re.search(r"^\s*net\b.*\d+/1600\s+what the bee reads", screen, re.MULTILINE), screen
+    last = out.strip().splitlines()[-1]
+    installed = str(Path(HORIZON).resolve())
+    assert last.startswith(f"horizon is installed at {installed}; next: {installed} status"), last
+    wait_for(lambda: not live_processes(folder), "the web view stopped with the demo")
+
+
+def _answers(address: str) -> bool:
+    host, port = address.rsplit(":", 1)
+    with contextlib.suppress(OSError), socket.create_connection((host, int(port)), timeout=1):
+        return True
+    return False
 
 
 # --- every way out, on a real terminal ----------------------------------------------------

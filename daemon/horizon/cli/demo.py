@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib.util
 import json
 import os
 import random
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -69,6 +71,9 @@ _MARKER_TEXT = (
 # The daemon's process: `horizon run` with a thread that stops it when its stdin closes.
 _GUARDED_RUN = ("import sys; from horizon.cli.demo import serve_guarded; "
                 "sys.exit(serve_guarded(sys.argv[1]))")
+_GUARDED_WEB = ("import sys; from horizon.cli.demo import web_guarded; "
+                "sys.exit(web_guarded(sys.argv[1], sys.argv[2]))")
+WEB_ERRORS = "web.err"
 
 _TASKS = [
     ("compose la page fromagerie", "bash", "a composé honey/template-fromagerie.html, style "
@@ -308,6 +313,45 @@ def serve_guarded(config: str) -> int:
     return daemon.run(Path(config), log_stdout=False)
 
 
+def web_guarded(config: str, listen: str) -> int:
+    """`horizon serve --listen LISTEN`, stopped as `serve_guarded` stops the daemon."""
+    from horizon.cli.main import main
+
+    threading.Thread(target=_stop_at_eof, name="demo-guard", daemon=True).start()
+    return main(["serve", "--config", config, "--listen", listen])
+
+
+def start_web(config: Path) -> tuple[subprocess.Popen[bytes] | None, str]:
+    """The web view on a free loopback port: its process and URL, or None and why not."""
+    missing = [name for name in ("starlette", "uvicorn", "jinja2")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        return None, "not installed (pip install 'horizon[web]')"
+    with socket.socket() as probe:  # a port free now; serve says so if it is taken since
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with (config.parent / LOG_DIR / WEB_ERRORS).open("wb") as stream:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _GUARDED_WEB, str(config), f"127.0.0.1:{port}"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stream,
+            start_new_session=True)
+    return process, f"http://127.0.0.1:{port}/"
+
+
+def stop_web(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None:
+        return
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdin is not None:
+        process.stdin.close()
+
+
 def _stop_at_eof() -> None:
     with contextlib.suppress(OSError):
         while os.read(0, 4096):
@@ -339,7 +383,7 @@ def stop_daemon(daemon: DemoDaemon) -> int:
 
 
 def simulate(hive: Path, config: GlobalConfig, seconds: float | None, daemon: DemoDaemon,
-             interval: float = 0.25, seed: int = 7) -> int:
+             interval: float = 0.25, seed: int = 7, web: str | None = None) -> int:
     """Append exchanges to both bees and redraw the zones until time is up, a signal
     (Ctrl-C, SIGTERM, SIGHUP), a closed terminal or the end of the demo's parent."""
     rng = random.Random(seed)
@@ -353,9 +397,11 @@ def simulate(hive: Path, config: GlobalConfig, seconds: float | None, daemon: De
 
     def draw() -> RenderableType:
         views = [shown.read_bee(hive, bee, config, source) for bee in (HORIZON_BEE, CLASSIC_BEE)]
+        size = console.size
         events = shown.read_events(hive / LOG_DIR / LOG_FILE,
-                                   shown.events_room(console.size.height))
-        return shown.screen(hive, views, events, written, time.monotonic() - started)
+                                   shown.events_room(size.height, views, size.width))
+        return shown.screen(hive, views, events, written, time.monotonic() - started,
+                            size.width, web)
 
     try:
         # Redrawn from this loop only: a write to a hung-up terminal then fails here,

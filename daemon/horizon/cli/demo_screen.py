@@ -23,10 +23,10 @@ from horizon.hive.store import StateTooNew, load_state
 
 EVENTS_MAX = 8
 LOG_TAIL_BYTES = 8192
-# The lines of the screen above the events: title, status, a blank line, a heading and
-# four gauges for the horizon bee, a heading and one gauge for the handoff bee, a blank
-# line and the events' title. The events take what is left of the terminal's height.
-ZONE_LINES = 13
+# The lines of the screen above the bees (title, status, the web view, a blank line) and
+# between them and the events (a blank line, the events' title). The events take what is
+# left of the terminal's height.
+FRAME_LINES = 6
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,31 @@ class BeeView:
     rejected: int
     gauges: tuple[Gauge, ...]
     note: str = ""
+    memory: tuple[str, ...] = ()  # what the bee reads: the récit's sections, the newest entry
+
+
+MEMORY_LINE = 72  # a section's first line, cut: the screen shows the shape, not the text
+SIDE_BY_SIDE = 120  # columns from which the memory stands beside the gauges
+
+
+def memory_of(text: str) -> tuple[str, ...]:
+    """From the view as the bee reads it: each récit section with its first line, then
+    the heading of the newest entry."""
+    lines = text.splitlines()
+    shown: list[str] = []
+    for index, line in enumerate(lines):
+        if line.startswith("### ") and not line.startswith("### #"):
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if following.startswith("#"):  # an empty section
+                following = "—"
+            first = following.strip().removeprefix(">").strip().removeprefix("- ")
+            if len(first) > MEMORY_LINE:
+                first = first[:MEMORY_LINE - 1] + "…"
+            shown.append(f"{line[4:]}: {first}" if first else line[4:])
+    newest = next((line for line in reversed(lines) if line.startswith("### #")), None)
+    if newest is not None:
+        shown.append(f"newest: {newest[4:]}")
+    return tuple(shown)
 
 
 @dataclass(frozen=True)
@@ -68,9 +93,10 @@ def read_bee(hive: Path, bee: str, config: GlobalConfig, source: str) -> BeeView
     settings = effective.horizon
     mode = "horizon" if settings.actif else "handoff"
     try:
-        size = len(handoff_path(hive, bee).read_text(encoding="utf-8"))
+        text = handoff_path(hive, bee).read_text(encoding="utf-8")
     except OSError:
-        size = 0
+        text = ""
+    size = len(text)
     total = Gauge("handoff.md", size, settings.cap, "cap" if settings.actif else "handoff_max")
     if state is None:
         zones: tuple[Gauge, ...] = ()
@@ -81,14 +107,15 @@ def read_bee(hive: Path, bee: str, config: GlobalConfig, source: str) -> BeeView
         return BeeView(bee, mode, 0, 0, (*zones, total), "not derived yet")
     held = state.zones
     if not settings.actif:
-        return BeeView(bee, mode, held.accepted, held.rejected, (total,))
+        return BeeView(bee, mode, held.accepted, held.rejected, (total,),
+                       memory=memory_of(text))
     shown = render(held, bee, settings, effective.mission).zone_chars  # as injected
     return BeeView(bee, mode, held.accepted, held.rejected, (
         Gauge("net", shown["net"][1], settings.budget_net),
         Gauge("condensé", shown["condense"][1], settings.budget_condense),
         Gauge("récit", shown["recit"][1], settings.budget_recit),
         total,
-    ))
+    ), memory=memory_of(text))
 
 
 def read_events(log_file: Path, count: int) -> list[Event]:
@@ -116,9 +143,14 @@ def read_events(log_file: Path, count: int) -> list[Event]:
     return events
 
 
-def events_room(height: int) -> int:
-    """How many events fit under the zones in a terminal `height` lines tall."""
-    return max(0, min(EVENTS_MAX, height - ZONE_LINES - 1))
+def events_room(height: int, views: list[BeeView], width: int) -> int:
+    """How many events fit under the bees in a terminal `height` lines tall."""
+    used = FRAME_LINES
+    for view in views:
+        memory = len(view.memory) + 1 if view.memory else 0
+        gauges = len(view.gauges)
+        used += 1 + (max(gauges, memory) if width >= SIDE_BY_SIDE else gauges + memory)
+    return max(0, min(EVENTS_MAX, height - used - 1))
 
 
 def _gauges(view: BeeView) -> Table:
@@ -148,20 +180,45 @@ def _events(events: list[Event]) -> Table:
     return grid
 
 
+def _memory(view: BeeView) -> Text:
+    # One line each, cut at the edge: the screen's height is counted in lines.
+    text = Text("what the bee reads", style="dim", no_wrap=True, overflow="ellipsis")
+    for line in view.memory:
+        text.append("\n")
+        title, _, rest = line.partition(": ")
+        text.append(title, style="bold")
+        if rest:
+            text.append(f": {rest}")
+    return text
+
+
 def screen(hive: Path, views: list[BeeView], events: list[Event], written: int,
-           elapsed: float) -> RenderableType:
-    """The whole screen: title, status, the gauges of every bee, the last events."""
+           elapsed: float, width: int = 80, web: str | None = None) -> RenderableType:
+    """The whole screen: title, status, the gauges of every bee with what it reads
+    (beside them from SIDE_BY_SIDE columns, under them below), the last events."""
     title = Text("horizon demo ", style="bold", overflow="fold")
     title.append(str(hive), style="")
     status = Text(f"{elapsed:.0f} s, {written} exchanges written; Ctrl-C stops the demo",
                   style="dim")
-    parts: list[RenderableType] = [title, status, Text("")]
+    parts: list[RenderableType] = [title, status]
+    if web is not None:
+        parts.append(Text(f"web view: {web}", style="dim"))
+    parts.append(Text(""))
     for view in views:
         heading = Text(view.bee, style="bold")
         heading.append(f"  {view.mode}  {counted(view.entries, 'entry', 'entries')}, "
                        f"{view.rejected} rejected")
         if view.note:
             heading.append(f"  ({view.note})", style="yellow")
-        parts += [heading, _gauges(view)]
+        if not view.memory:
+            parts += [heading, _gauges(view)]
+        elif width >= SIDE_BY_SIDE:
+            beside = Table.grid(padding=(0, 2), expand=True)
+            beside.add_column(ratio=1)
+            beside.add_column(ratio=1)
+            beside.add_row(_gauges(view), _memory(view))
+            parts += [heading, beside]
+        else:
+            parts += [heading, _gauges(view), _memory(view)]
     parts += [Text(""), Text("dernières actions du démon", style="bold"), _events(events)]
     return Group(*parts)

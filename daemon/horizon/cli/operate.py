@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 
 from horizon.cli.common import bee_settings, load_config, reported
+from horizon.cli.examples import installed_command
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
 from horizon.core.entries import Entry, Rejection, format_instant
@@ -273,6 +274,8 @@ def init(args: argparse.Namespace) -> int:
         print(printable(f"warning: {breach}"))
     if existing and not made and not breaches:
         print(f"{hive}: already a hive, as recommended")
+    print(f"next: list {str(hive.absolute())!r} under \"hives\" in config.json "
+          "(horizon example config prints one), then: horizon check && horizon run")
     return EXIT_OK
 
 
@@ -293,10 +296,16 @@ def demo(args: argparse.Namespace) -> int:
         config_file = demo_hive.write_config(hive)
         config = load_global(config_file)
         daemon = demo_hive.start_daemon(config_file)
+        web, where = demo_hive.start_web(config_file)
         try:
-            written = demo_hive.simulate(hive, config, args.seconds, daemon)
+            written = demo_hive.simulate(hive, config, args.seconds, daemon, web=where)
         finally:
+            demo_hive.stop_web(web)
             code = demo_hive.stop_daemon(daemon)
+    installed = installed_command()
     print(f"demo stopped after {written} exchanges (daemon exit {code}); "
           f"the hive is in {hive}, its log in {hive / 'logs'}")
+    print(f"horizon is installed at {installed}; next: "
+          f"{installed} status --config {config_file}, or "
+          f"{installed} serve --config {config_file} to see the views in a browser")
     return EXIT_OK if code == 0 else EXIT_PROBLEM
