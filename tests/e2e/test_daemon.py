@@ -256,7 +256,7 @@ def test_sd_notify_ready_status_watchdog_reloading_stopping(
     notify_socket.wait("STATUS=")
     status_line = next(item for item in notify_socket.datagrams[ready]
                        if item.startswith("STATUS="))
-    assert "1 bees" in status_line
+    assert "1 bee" in status_line and "1 bees" not in status_line
     # Every 0.1 s (a quarter of WATCHDOG_USEC) from the working loop: several in a second.
     wait_for(lambda: sum(d == ["WATCHDOG=1"] for d in notify_socket.datagrams) >= 3,
              "three WATCHDOG=1")

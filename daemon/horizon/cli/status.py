@@ -318,7 +318,8 @@ def _print(reports: list[dict[str, Any]]) -> None:
     console = Console(highlight=False, markup=False, emoji=False)
 
     def say(text: str) -> None:
-        console.print(printable(text))
+        # These lines quote paths, which a fold would break where grep looks for them.
+        console.print(printable(text), soft_wrap=True)
 
     def titled(hive: str, rest: str) -> None:
         # The path on a line of its own, never broken: what follows it wraps as it must.
