@@ -406,3 +406,24 @@ def test_hostile_text_stays_text(tmp_path: Path, start: Start, serve: Serving,
                            " s.textContent = 'window.__pwned = 6'; document.body.append(s);")
     assert browser.execute_script("return typeof window.__pwned") == "undefined"
     assert any("Content Security Policy" in line["message"] for line in console_errors(browser))
+
+
+def test_every_page_fits_a_400_pixel_screen(tmp_path: Path, serve: Serving,
+                                            browser: WebDriver) -> None:
+    """On a phone-sized window the page never scrolls sideways: wide tables scroll inside
+    their own box."""
+    hive = make_hive(tmp_path, work(30), bee_toml="[horizon]\nbudget_net = 2000\n")
+    make_hive(tmp_path, work(5), bee=OTHER, bee_toml="[horizon]\nactif = false\n")
+    config = write_config(tmp_path, hive)
+    assert horizon(config, "rebuild", hive).returncode == 0
+    server = serve(config)
+    browser.set_window_size(400, 900)
+    inner = browser.execute_script("return window.innerWidth")
+    assert inner <= 400
+    for path, ready in (("/", "a.hive-link"), ("/hive/0", "tr.bee"),
+                        (f"/hive/0/bee/{BEE}", "table.entries-table"),
+                        (f"/hive/0/bee/{OTHER}", "table.turns-table"),
+                        (f"/hive/0/bee/{BEE}/entry/3", "dl.entry-meta")):
+        visit(browser, server.url + path, ready)
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= inner, (path, wide, inner)

@@ -210,3 +210,68 @@ def test_bidi_and_control_characters_never_reach_a_page_raw(tmp_path: Path) -> N
             assert char not in page, (path, repr(char))
     assert "\\u202e" in pages["/hive/0"]  # the rejected key, named with its escape
     assert "tool" in pages[f"/hive/0/bee/{BEE}/entry/1"]
+
+
+def test_a_degraded_hive_has_its_health_and_a_banner_each_reason_once(
+        tmp_path: Path) -> None:
+    """A daemon serves the hive (a real HiveService holds its lock and beats) while two
+    bees share a rejected horizon.toml: the home page says degraded, not "problems 0",
+    and the hive page's banner gives the rejection once."""
+    from horizon.hive.settings_files import load_global
+    from horizon.service.hive_service import HiveService
+
+    hive = make_hive(tmp_path, [entry("q")], bee="a")
+    append(hive, entry("q"), bee="c")
+    config = write_config(tmp_path, hive)
+    service = HiveService(hive, load_global(config), str(config))
+    try:
+        service.refresh_bees()
+        (hive / "horizon.toml").write_text("[horizon]\nbudget_net = 'lots'\n")
+        service.heartbeat()
+        running = Serve(config).started()
+        try:
+            home = running.get("/").text
+            assert 'data-health="degraded"' in home and "problems" not in home
+            assert home.count('class="banner degraded-hive"') == 1
+            page = running.get("/hive/0").text
+            assert 'id="health"' in page
+            assert page.count("settings rejected:") == 1, page
+            assert page.count("horizon.toml") >= 1
+        finally:
+            running.stop()
+    finally:
+        service.close()
+
+
+def test_a_handoff_mode_bee_shows_its_turns(tmp_path: Path) -> None:
+    hive = make_hive(tmp_path, [entry("what is the plan", "ship on friday", **{"from": "ana"})])
+    config = write_config(tmp_path, hive, horizon={"actif": False})
+    assert horizon(config, "rebuild", hive).returncode == 0
+    running = Serve(config).started()
+    try:
+        page = running.get(f"/hive/0/bee/{BEE}").text
+    finally:
+        running.stop()
+    assert 'class="turns-table"' in page and "entries-table" not in page
+    assert "<td>ana</td><td>what is the plan</td>" in page
+    assert f"<td>{BEE}</td><td>ship on friday</td>" in page
+
+
+def test_an_entry_page_shows_its_time_and_a_rejected_line_its_bytes_escaped(
+        tmp_path: Path) -> None:
+    hostile = '{"ts": 1, "type": "task", "question": "\u202e<script>x</script>"'  # torn
+    hive = make_hive(tmp_path, [entry("q", "a", tool="bash", **{"from": "ana"}),
+                                hostile + " " + "z" * 5000])
+    config = write_config(tmp_path, hive)
+    running = Serve(config).started()
+    try:
+        first = running.get(f"/hive/0/bee/{BEE}/entry/1").text
+        rejected = running.get(f"/hive/0/bee/{BEE}/entry/2").text
+    finally:
+        running.stop()
+    assert '<dd class="ts">' in first and 'class="tool">bash' in first
+    assert 'class="from">ana' in first
+    assert "was rejected (bad_json" in rejected and '<pre class="raw">' in rejected
+    assert "\\u202e" in rejected and "\u202e" not in rejected
+    assert "<script>x" not in rejected and "&lt;script&gt;x" in rejected
+    assert "more bytes)" in rejected and rejected.count("z") < 4500

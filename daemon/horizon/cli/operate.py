@@ -16,18 +16,18 @@ from horizon.cli.common import bee_settings, load_config, reported
 from horizon.cli.examples import installed_command
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
-from horizon.core.entries import Entry, Rejection, format_instant
+from horizon.core.entries import Rejection, format_instant
 from horizon.core.settings import GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.text import counted
 from horizon.engine.bee_engine import BeeEngine, Rebuild
+from horizon.engine.recall import RecallError, find_line
 from horizon.hive.audit import InitError, audit, init_hive, is_hive
 from horizon.hive.discovery import discover, require_bee, require_hive
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
-from horizon.hive.journal import Checkpoint, line_hash
+from horizon.hive.journal import line_hash
 from horizon.hive.layout import BEE_NAME, is_bee_name, window_dir
 from horizon.hive.lock import HiveLock, HiveLocked, holder
 from horizon.hive.manifest import read_manifest
-from horizon.hive.reader import JournalReader
 from horizon.hive.rotation import adopt as adopt_segments
 from horizon.hive.rotation import unadopted
 from horizon.hive.settings_files import (
@@ -74,32 +74,16 @@ def rebuild(args: argparse.Namespace) -> int:
     return EXIT_PROBLEM if failed else EXIT_OK
 
 
-def _find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
-               ) -> tuple[Entry | Rejection, bytes | None]:
-    """The record given `seq` and its bytes, with the seqs the daemon gives (the manifest,
-    and an interrupted rotation read as if finished)."""
-    window = window_dir(hive)
-    written = load_state(hive, bee)
-    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, 0.0,
-                           read_manifest(window, bee), {}, late_segments=set(),
-                           finish_in_memory=True,
-                           read_to=written.checkpoint if written is not None else None)
-    reader.raw_wanted = seq
-    last = 0
-    for record in reader:
-        last = max(last, record.seq)
-        if record.seq == seq:
-            return record, reader.raw_found
-    raise UserError(f"no entry #{seq} for bee {bee!r}: the journal holds {counted(last, 'line')}")
-
-
 def phare(args: argparse.Namespace) -> int:
     config, source = load_config(args)
     with reported():
         hive = require_hive(args.hive)
         bee = require_bee(hive, args.bee)
         seq = args.seq
-        decoded, raw = _find_line(hive, bee, seq, config.max_line_bytes)
+        try:
+            decoded, raw = find_line(hive, bee, seq, config.max_line_bytes)
+        except RecallError as error:
+            raise UserError(str(error)) from None
         if isinstance(decoded, Rejection) or raw is None:
             reason = decoded.reason.value if isinstance(decoded, Rejection) else "too_long"
             raise UserError(f"#{seq} was rejected ({reason}): it cannot be a lighthouse")

@@ -26,9 +26,14 @@ from horizon.core.recall import (
     window,
 )
 from horizon.core.settings import HorizonSettings
-from horizon.core.text import clean
+from horizon.core.text import clean, counted
 from horizon.core.zones import is_lighthouse
 from horizon.hive.history import History, HistoryChanged, KeepBlock
+from horizon.hive.journal import Checkpoint
+from horizon.hive.layout import window_dir
+from horizon.hive.manifest import read_manifest
+from horizon.hive.reader import JournalReader
+from horizon.hive.store import load_state
 
 SEARCH_LIMIT = 20
 SEARCH_LIMIT_MAX = 200
@@ -88,6 +93,27 @@ def show(hive: Path, bee: str, seqs: Iterable[int], max_line_bytes: int, *,
             showing.problems.append(f"no entry #{seq} for bee {bee!r}: the file that held "
                                     "it is gone")
     return showing
+
+
+def find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
+              ) -> tuple[Entry | Rejection, bytes | None]:
+    """The record given `seq` and its bytes (None for a line too long to hold), with the
+    seqs the daemon gives (the manifest, and an interrupted rotation read as if
+    finished). It reads the history up to `seq`: for one line a person asked about."""
+    window = window_dir(hive)
+    written = load_state(hive, bee)
+    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, 0.0,
+                           read_manifest(window, bee), {}, late_segments=set(),
+                           finish_in_memory=True,
+                           read_to=written.checkpoint if written is not None else None)
+    reader.raw_wanted = seq
+    last = 0
+    for record in reader:
+        last = max(last, record.seq)
+        if record.seq == seq:
+            return record, reader.raw_found
+    raise RecallError(f"no entry #{seq} for bee {bee!r}: the journal holds "
+                      f"{counted(last, 'line')}")
 
 
 def search(hive: Path, bee: str, query: str, max_line_bytes: int, *,

@@ -38,6 +38,7 @@ from horizon.cli.web.preview import (
     ascii_digits,
     preview_settings,
 )
+from horizon.core.entries import format_instant
 from horizon.core.settings import Effective, SettingsError
 from horizon.core.text import flatten
 from horizon.hive.discovery import HiveError, require_bee
@@ -73,6 +74,8 @@ def templates() -> jinja2.Environment:
     # the view flattens it.
     env.filters["inert"] = printable
     env.filters["flat"] = flatten
+    env.filters["instant"] = format_instant
+    env.tests["startingwith"] = lambda value, prefix: str(value).startswith(prefix)
     return env
 
 

@@ -10,19 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from horizon.cli.common import derived_settings
-from horizon.cli.exits import UserError
+from horizon.cli.exits import EXIT_DEGRADED, EXIT_PROBLEM, UserError
+from horizon.cli.safe_text import printable
 from horizon.cli.status import hive_report
+from horizon.core.entries import Rejection
 from horizon.core.recall import Shown
 from horizon.core.render import View, render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.engine.bee_engine import BeeEngine
-from horizon.engine.recall import Showing
+from horizon.engine.recall import Showing, find_line
 from horizon.engine.recall import show as show_entries
 from horizon.engine.stepping import settings_key
-from horizon.hive.discovery import discover, file_signature, require_bee
+from horizon.hive.discovery import file_signature, require_bee
 from horizon.hive.flags import read_flags
 from horizon.hive.layout import handoff_path
-from horizon.hive.lock import holder
 from horizon.hive.store import load_state, read_handoff
 from horizon.summarize.cache import hive_cache
 
@@ -85,27 +86,61 @@ class HiveLine:
     found: bool
     daemon_pid: int | None = None
     bees: int = 0
-    problems: int = 0
+    health: str = "not found"  # healthy, degraded or no daemon: `status`'s verdict
+    reasons: list[str] = field(default_factory=list)
 
 
 def hive_lines(site: Site) -> list[HiveLine]:
-    """The home page: each hive, whether a daemon serves it, how many bees it has."""
+    """The home page: each hive, whether a daemon serves it, how many bees it has, and
+    the verdict `status` gives it with why."""
     lines = []
     for index, hive in enumerate(site.hives):
         if not hive.is_dir():
             lines.append(HiveLine(index, hive, found=False))
             continue
-        bees, problems = discover(hive)
-        lines.append(HiveLine(index, hive, True, holder(hive), len(bees), len(problems)))
+        report = hive_report(hive, site.config, site.source, time.time(), site.broken_config)
+        lines.append(HiveLine(index, hive, True, report["daemon"]["pid"], len(report["bees"]),
+                              verdict(report), health_reasons(report)))
     return lines
 
 
+def verdict(report: dict[str, Any]) -> str:
+    if report["exit"] == EXIT_PROBLEM:
+        return "no daemon"
+    return "degraded" if report["exit"] == EXIT_DEGRADED else "healthy"
+
+
+def health_reasons(report: dict[str, Any]) -> list[str]:
+    """Why a hive is degraded, each reason once (a settings error many bees share is one)."""
+    daemon = report.get("daemon", {})
+    reasons = []
+    if daemon.get("stale"):
+        reasons.append("the daemon's heartbeat is stale")
+    if daemon.get("write_failed"):
+        reasons.append(f"a derived write failed: {daemon['write_failed']}")
+    reasons += [f"problem: {problem}" for problem in report.get("problems", [])]
+    if report.get("unrecorded"):
+        reasons.append(f"{len(report['unrecorded'])} unrecorded segment(s)")
+    for bee in report.get("bees", []):
+        if bee.get("settings_error"):
+            reasons.append(f"settings rejected: {bee['settings_error']}")
+        if bee.get("write_failed"):
+            reasons.append(f"{bee['bee']}: a derived write failed")
+        if bee.get("rotation_failed"):
+            reasons.append(f"{bee['bee']}: rotation failed: {bee['rotation_failed']}")
+        if bee.get("error"):
+            reasons.append(f"{bee['bee']}: {bee['error']}")
+    return list(dict.fromkeys(reasons))
+
+
 def hive_page(site: Site, index: int) -> dict[str, Any]:
-    """A hive's report as `status --json` gives it, and each bee's bars."""
+    """A hive's report as `status --json` gives it, each bee's bars, and the verdict."""
     hive = site.hive(index)
     report = hive_report(hive, site.config, site.source, time.time(), site.broken_config)
     for bee in report["bees"]:
         bee["bars"] = bars(bee.get("zones"), bee.get("chars"), bee.get("cap"))
+    report["health"] = verdict(report)
+    report["reasons"] = health_reasons(report)
     return report
 
 
@@ -190,6 +225,7 @@ class EntryPage:
     problems: list[str]
     offset: int
     max_chars: int
+    raw: str | None = None  # a rejected line's bytes, escaped and capped
 
 
 def entry_page(site: Site, index: int, bee_name: str, seq: int, offset: int = 0) -> EntryPage:
@@ -200,7 +236,26 @@ def entry_page(site: Site, index: int, bee_name: str, seq: int, offset: int = 0)
                                     lighthouses=effective.horizon,
                                     max_chars=ENTRY_MAX_CHARS, offset=offset)
     shown = showing.shown[0] if showing.shown else None
-    return EntryPage(index, hive, bee, seq, shown, showing.problems, offset, ENTRY_MAX_CHARS)
+    raw = None
+    if shown is None and any("was rejected" in problem for problem in showing.problems):
+        record, found = find_line(hive, bee, seq, site.config.max_line_bytes)
+        if isinstance(record, Rejection):
+            raw = escaped_raw(found) if found is not None else "(longer than max_line_bytes)"
+    return EntryPage(index, hive, bee, seq, shown, showing.problems, offset, ENTRY_MAX_CHARS,
+                     raw)
+
+
+RAW_MAX_BYTES = 4096  # of a rejected line, on its page
+
+
+def escaped_raw(raw: bytes) -> str:
+    """A rejected line as a person can read it safely: UTF-8 where it is, every other
+    byte and every control or bidi character as an escape, cut at RAW_MAX_BYTES."""
+    cut = raw[:RAW_MAX_BYTES]
+    text = printable(cut.decode("utf-8", "backslashreplace"))
+    if len(raw) > RAW_MAX_BYTES:
+        text += f" … ({len(raw) - RAW_MAX_BYTES} more bytes)"
+    return text
 
 
 def listing(hives: list[str]) -> tuple[Path, ...]:
