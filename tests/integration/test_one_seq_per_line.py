@@ -297,3 +297,43 @@ class OneSeqPerLine(RuleBasedStateMachine):
 
 TestOneSeqPerLine = OneSeqPerLine.TestCase
 TestOneSeqPerLine.settings = settings(max_examples=40, stateful_step_count=25, deadline=None)
+
+
+def test_a_blank_line_too_long_to_hold_takes_no_seq_whatever_the_limit(
+        tmp_path: Path) -> None:
+    """Blank lines take no seq, however long: a line of spaces longer than
+    max_line_bytes (within a block, and longer than a whole read chunk) once took one,
+    so that raising the limit moved every later seq in the daemon, search, show and
+    rebuild alike."""
+    from horizon.engine.recall import search, show
+    from horizon.hive.journal import CHUNK
+
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    config_path = write_config(tmp_path, hive, rotation_entries=1000)
+    live_path(hive / "window", BEE).write_bytes(
+        journal_line("one") + b" " * 5000 + b"\n" + journal_line("two")
+        + b"\t " * (CHUNK + 10) + b"\n" + journal_line("three needle"))
+
+    def seqs(max_line_bytes: int) -> dict[str, object]:
+        config = load_global(config_path)
+        config = type(config)(**{**{f: getattr(config, f) for f in config.__struct_fields__},
+                                 "max_line_bytes": max_line_bytes})
+        effective = effective_settings(config, str(config_path), hive, BEE)
+        seen: dict[int, str] = {}
+
+        def keep(record: Entry | Rejection) -> None:
+            seen[record.seq] = record.question if isinstance(record, Entry) else "?"
+
+        outcome = BeeEngine(hive, BEE, config, effective, writes=False,
+                            on_record=keep).run(Rebuild(), time.time())
+        assert outcome is not None
+        [hit] = search(hive, BEE, "needle", max_line_bytes, lighthouses=effective.horizon)
+        shown = show(hive, BEE, [3], max_line_bytes, lighthouses=effective.horizon)
+        return {"engine": seen, "up_to": outcome.state.zones.up_to, "search": hit.entry.seq,
+                "show": [item.entry.question for item in shown.shown]}
+
+    small, large = seqs(4096), seqs(4 * CHUNK)
+    assert small == large
+    assert small["engine"] == {1: "one", 2: "two", 3: "three needle"}
+    assert (small["up_to"], small["search"], small["show"]) == (3, 3, ["three needle"])

@@ -84,7 +84,9 @@ def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None 
 
     A trailing line without `\n` is left for a later read; nothing at or past `limit`
     (a line boundary) is read. A block may still hold a line longer than
-    `max_line_bytes` when it fits in the chunk: the reader of its lines checks.
+    `max_line_bytes` when it fits in the chunk: the reader of its lines checks. A line too
+    long to hold that is nothing but blanks comes as an empty line (`b"\n"`): a blank line
+    takes no seq, whatever its length, so raising `max_line_bytes` changes no seq.
     `opened`: a descriptor on `path` the caller already holds (and closes).
     """
     fd = open_regular(path, under) if opened is None else opened
@@ -92,6 +94,7 @@ def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None 
         position = offset
         pending = b""
         skipping = False  # inside a line already known to be too long
+        blank = False  # and nothing but blanks in it so far
         while True:
             at = position if skipping else position + len(pending)
             size = CHUNK if limit is None else min(CHUNK, limit - at)
@@ -100,12 +103,13 @@ def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None 
                 return
             if skipping:
                 newline = chunk.find(b"\n")
+                blank = blank and not chunk[:newline if newline >= 0 else len(chunk)].strip()
                 if newline < 0:
                     position += len(chunk)
                     continue
                 position += newline + 1
                 skipping = False
-                yield None, position
+                yield (b"\n" if blank else None), position
                 pending = b""
                 continue
             buffer = pending + chunk
@@ -117,6 +121,7 @@ def read_blocks(path: Path, offset: int, max_line_bytes: int, limit: int | None 
             if len(pending) > max_line_bytes:
                 # Never hold a whole over-long line: skip to its end, then report it.
                 position += len(pending)
+                blank = not pending.strip()
                 pending = b""
                 skipping = True
     finally:
@@ -135,7 +140,8 @@ def read_lines(path: Path, offset: int, max_line_bytes: int, limit: int | None =
         start = 0
         while (newline := block.find(b"\n", start)) >= 0:
             line = block[start:newline]
-            yield (None if len(line) > max_line_bytes else line), base + newline + 1
+            too_long = len(line) > max_line_bytes and not is_blank(line)
+            yield (None if too_long else line), base + newline + 1
             start = newline + 1
 
 

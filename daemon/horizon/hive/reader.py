@@ -370,11 +370,11 @@ class JournalReader:
             raw = line
             if raw is not None:
                 end += len(raw) + 1
-                if len(raw) > self.max_line_bytes:
-                    raw = None
-                elif not raw.startswith(b"{") and is_blank(raw):
+                if not raw.startswith(b"{") and is_blank(raw):  # however long: no seq
                     last = raw
                     continue
+                if len(raw) > self.max_line_bytes:
+                    raw = None
             last = raw
             if self._reserved:
                 yield from self._emit_reserved()
