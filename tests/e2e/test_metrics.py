@@ -3,9 +3,12 @@ with the client library's own parser, and checked against what was written."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import platform
 import re
+import socket
 import time
 from pathlib import Path
 
@@ -232,3 +235,58 @@ def test_the_grafana_dashboard_queries_only_metrics_the_daemon_exposes() -> None
     for wanted in ("lines read", "rejected", "pass duration", "write-to-view", "lag",
                    "zone fill", "fallbacks", "write failures"):
         assert wanted in titles, wanted
+
+
+def test_trickling_connections_take_neither_descriptors_nor_the_bees(
+        tmp_path: Path, start: Start) -> None:
+    """300 connections sending a byte now and then: the daemon serves a few at once,
+    closes the rest as it accepts them, cuts each at its deadline, and every bee's writes
+    go on."""
+    hive = make_hive(tmp_path, [entry("one")])
+    port = free_port()
+    daemon = start(write_config(tmp_path, hive, metrics=f"127.0.0.1:{port}"))
+    wait_for(lambda: healthz(port)[0] == 200, "metrics served")
+    descriptors = len(os.listdir(f"/proc/{daemon.pid}/fd"))
+    clients = []
+    try:
+        for _ in range(300):
+            client = socket.create_connection(("127.0.0.1", port), timeout=5)
+            client.sendall(b"G")
+            clients.append(client)
+        held = len(os.listdir(f"/proc/{daemon.pid}/fd")) - descriptors
+        assert held <= metrics_module.MAX_CONNECTIONS + 4, held
+        append(hive, entry("two"))
+        wait_for_up_to(hive, 2)  # the bees' files still open
+        for client in clients:
+            with contextlib.suppress(OSError):
+                client.sendall(b"E")
+        # At the deadline the slots come free; a scrape then answers.
+        wait_for(lambda: _healthy(port), "a scrape answered after the deadline",
+                 timeout=metrics_module.REQUEST_DEADLINE_S * 4)
+    finally:
+        for client in clients:
+            client.close()
+    daemon.assert_alive()
+
+
+def _healthy(port: int) -> bool:
+    with contextlib.suppress(httpx.HTTPError):
+        return healthz(port)[0] == 200
+    return False
+
+
+def test_a_refused_move_to_the_same_port_keeps_the_old_listener() -> None:
+    listener = Listener(Metrics())
+    port = free_port()
+    listener.serve(("127.0.0.1", port))
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.2", port))
+        taken.listen()
+        with pytest.raises(OSError):
+            listener.serve(("127.0.0.2", port))
+        assert listener.address == ("127.0.0.1", port)
+        assert healthz(port)[0] in (200, 503), "the old address still answers, as logged"
+    finally:
+        taken.close()
+        listener.stop()

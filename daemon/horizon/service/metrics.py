@@ -232,12 +232,61 @@ class Metrics:
         return [body]
 
 
+# Connections served at once: a scraper needs one or two. Beyond, a connection is closed
+# as soon as it is accepted, so no number of clients can take the daemon's descriptors
+# (every bee's journal and derived writes need them) or a thread each.
+MAX_CONNECTIONS = 16
+REQUEST_DEADLINE_S = 10.0  # a whole request, however slowly its bytes trickle in
+
+
 class _Server(ThreadingMixIn, WSGIServer):
     daemon_threads = True
+    request_queue_size = 128  # connections the kernel holds before they are accepted
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that times out, hangs up or is cut at its deadline is no failure of
+        the daemon: nothing is printed (socketserver writes a traceback to stderr)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            self.shutdown_request(request)  # full: closed at once, no thread taken
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 
 class _Quiet(WSGIRequestHandler):
     timeout = 5  # an idle connection is closed, never held open by whoever opened it
+
+    def setup(self) -> None:
+        super().setup()
+        # The timeout above is per read: one byte every few seconds would hold a slot
+        # for ever. The whole request has a deadline, past which its socket is shut.
+        self.deadline = threading.Timer(REQUEST_DEADLINE_S, self._cut)
+        self.deadline.daemon = True
+        self.deadline.start()
+
+    def _cut(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def finish(self) -> None:
+        self.deadline.cancel()
+        with contextlib.suppress(OSError):  # a connection cut at its deadline
+            super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Scrapes are not news."""
@@ -259,13 +308,20 @@ class Listener:
         if address is None:
             self.stop()
             return
-        host, port = address
-        _Server.address_family = _family(host)
-        if self.address is not None and self.address[1] == port:
+        previous = self.address
+        if previous is not None and previous[1] == address[1]:
             self.stop()  # the same port on another host: ours to let go first
-        # Bound before the old one stops: an address that cannot be had keeps the old.
-        server = make_server(host, port, self.metrics.app, _Server, handler_class=_Quiet)
+        try:
+            # Bound before the old one stops: an address that cannot be had keeps the old.
+            server = _bind(address, self.metrics)
+        except OSError:
+            if previous is not None and self.address is None:
+                self._start(_bind(previous, self.metrics), previous)  # kept, as logged
+            raise
         self.stop()
+        self._start(server, address)
+
+    def _start(self, server: _Server, address: tuple[str, int]) -> None:
         thread = threading.Thread(target=server.serve_forever, name="horizon-metrics",
                                   daemon=True)
         thread.start()
@@ -276,6 +332,12 @@ class Listener:
             self.server.shutdown()
             self.server.server_close()
         self.server, self.thread, self.address = None, None, None
+
+
+def _bind(address: tuple[str, int], metrics: Metrics) -> _Server:
+    host, port = address
+    _Server.address_family = _family(host)
+    return make_server(host, port, metrics.app, _Server, handler_class=_Quiet)
 
 
 def _family(host: str) -> int:
