@@ -240,3 +240,43 @@ def test_the_summary_cache_is_not_used_where_anyone_can_swap_its_path(
     cache.put("key", "text")
     assert cache.get("key") == "text", "used again once the folder is private"
     cache.close()
+
+
+@pytest.mark.parametrize("where", ["checkpoint", "segments"])
+def test_a_forged_name_in_state_json_never_becomes_a_path(tmp_path: Path, where: str) -> None:
+    """state.json names files: a name that is not one of the bee's journals
+    ('../../outside/...') makes the state not ours (rebuilt), and no walk climbs out."""
+    from horizon.hive.durable import open_folder
+    from horizon.hive.store import load_state, state_path
+
+    hive = new_hive(tmp_path, lines=3)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / f"{BEE}-messages.jsonl").write_bytes(line("SECRET from outside"))
+    service = HiveService(hive, GlobalConfig(), "test")
+    try:
+        service.refresh_bees()
+        service.process(BEE)
+    finally:
+        service.close()
+    path = state_path(hive, BEE)
+    document = json.loads(path.read_text())
+    forged = f"../../outside/{BEE}-messages.jsonl"
+    if where == "checkpoint":
+        document["checkpoint"]["segment"] = forged
+    else:
+        document["segments"][forged] = [1, 3]
+    path.write_text(json.dumps(document))
+    assert load_state(hive, BEE) is None, "not a state of ours"
+
+    again = HiveService(hive, GlobalConfig(), "test")
+    try:
+        again.refresh_bees()
+        outcome = again.process(BEE)
+    finally:
+        again.close()
+    assert outcome is not None and outcome.state.zones.accepted == 3
+    assert "SECRET" not in (hive / "horizon" / BEE / "handoff.md").read_text()
+    assert forged not in path.read_text()
+    with pytest.raises(OSError):
+        os.close(open_folder(hive, hive / "window" / ".." / ".." / "outside"))

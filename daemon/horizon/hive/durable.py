@@ -126,7 +126,10 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 def _names_below(under: Path, folder: Path) -> tuple[str, ...]:
     # Every pass walks down to its journal and its flags: taking the path apart each time
     # cost more than the opens.
-    return folder.relative_to(under).parts
+    parts = folder.relative_to(under).parts
+    if ".." in parts:  # relative_to is textual: 'window/../..' is not below the hive
+        raise OSError(errno.EACCES, "a path that climbs out of the hive", str(folder))
+    return parts
 
 
 def open_folder(under: Path, folder: Path) -> int:

@@ -20,7 +20,13 @@ from horizon.hive.durable import (
     write_atomic,
 )
 from horizon.hive.journal import Checkpoint
-from horizon.hive.layout import derived_dir, derived_root, handoff_path, state_path
+from horizon.hive.layout import (
+    derived_dir,
+    derived_root,
+    handoff_path,
+    parse_journal_name,
+    state_path,
+)
 
 # 2: the fold queue left the zones; 3: rejected lines counted by reason, the settings
 # that made the state kept with it; 4: the récit keeps the facts its rules learnt and
@@ -110,7 +116,18 @@ def load_state(hive: Path, bee: str) -> BeeState | None:
         state = msgspec.json.decode(data, type=BeeState)
     except (msgspec.MsgspecError, RecursionError):
         return None
-    return state if state.bee == bee else None
+    # Names are read from the file as names of this bee's journals, or the state is not
+    # ours: a forged '../../elsewhere/x-messages.jsonl' must never become a path.
+    names = [state.checkpoint.segment, *state.segments] if state.checkpoint.segment else [
+        *state.segments]
+    if state.bee != bee or not all(_own_journal(name, bee) for name in names):
+        return None
+    return state
+
+
+def _own_journal(name: str, bee: str) -> bool:
+    parsed = parse_journal_name(name)
+    return parsed is not None and parsed.bee == bee
 
 
 def encode_state(state: BeeState) -> bytes:
