@@ -68,9 +68,9 @@ MUTANTS = (
     Mutant("M2b", "reader: the clamp half of that check",
            f"{PACKAGE}/hive/reader.py",
            "        return any(first <= seq <= last for seq in self.flags) or (\n"
-           "            bool(self.manifest.clamps) and any(",
+           "            bool(self.manifest.clamps) and self.manifest.clamped_within(",
            "        return any(first <= seq <= last for seq in self.flags) or (\n"
-           "            False and any(",
+           "            False and self.manifest.clamped_within(",
            (BLOCKS,)),
     Mutant("M2c", "reader: a late range due inside a block",
            f"{PACKAGE}/hive/reader.py",

@@ -19,7 +19,7 @@ from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, Sett
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import Pass, run_pass
 from horizon.hive.journal import Checkpoint
-from horizon.hive.manifest import Clamp, Manifest
+from horizon.hive.manifest import Clamp, Clamps, Manifest
 from horizon.hive.reader import JournalReader
 from horizon.hive.settings_files import effective_settings, load_global
 from horizon.hive.store import STATE_FORMAT, BeeState, StateTooNew, load_state
@@ -677,13 +677,14 @@ def test_a_ts_in_the_future_is_clamped_and_recorded_for_rebuilds(tmp_path: Path)
     hive = make_hive(tmp_path, [entry("now", ts=iso(NOW - 60)),
                                 entry("future", ts=iso(NOW + HOUR))], bee_toml=HORIZON_ON)
     first = engine_pass(hive, now=NOW)
-    assert first.notes.records == [Clamp(2, NOW)]
+    assert first.notes.records == [Clamps(2, 2, NOW)]
     assert first.state.zones.net[-1].instant == NOW
     assert f"at={iso(NOW)} -->" in first.view.text.split("\n")[0]
     assert f"### #2 · {iso(NOW)} · task" in first.view.text
 
     records = manifest_records(hive)
-    assert [(r["kind"], r["seq"], r["instant"]) for r in records] == [("clamp", 2, NOW)]
+    assert [(r["kind"], r["first"], r["last"], r["instant"]) for r in records] == [
+        ("clamps", 2, 2, NOW)]
     assert handoff(hive) == first.view.text
 
     rebuilt = engine_pass(hive, now=NOW + 2 * HOUR, rebuild=True)
@@ -705,7 +706,7 @@ def test_a_pass_without_commit_writes_nothing(tmp_path: Path) -> None:
     config = GlobalConfig()
     effective = effective_settings(config, "défaut intégré", hive, BEE)
     look = run_pass(hive, BEE, config, effective, NOW, None)
-    assert look.notes.records == [Clamp(1, NOW)]
+    assert look.notes.records == [Clamps(1, 1, NOW)]
     assert not (hive / "window" / "archive").exists()
     assert not (hive / "horizon").exists()
 
@@ -782,3 +783,30 @@ def test_a_state_of_a_newer_format_is_left_untouched(tmp_path: Path) -> None:
     with pytest.raises(StateTooNew):
         engine_pass(hive)
     assert json.loads(path.read_bytes()) == newer
+
+
+def test_a_run_of_future_dated_lines_is_one_record_and_old_records_still_read(
+        tmp_path: Path) -> None:
+    """A bee writing many lines dated 2100 once grew its manifest by a record a line.
+    Consecutive lines clamped at one instant make one `clamps` record; the per-line
+    `clamp` records of older versions are read as ranges of one, and merged in memory."""
+    lines = [entry("now", ts=iso(NOW - 60))]
+    lines += [entry(f"future {n}", ts=iso(NOW + 100 * HOUR)) for n in range(500)]
+    lines += [entry("now again", ts=iso(NOW - 30))]
+    lines += [entry(f"later {n}", ts=iso(NOW + 200 * HOUR)) for n in range(3)]
+    hive = make_hive(tmp_path, lines, bee_toml=HORIZON_ON)
+    first = engine_pass(hive, now=NOW)
+    assert first.notes.records == [Clamps(2, 501, NOW), Clamps(503, 505, NOW)]
+    assert [(r["first"], r["last"]) for r in manifest_records(hive)
+            if r["kind"] == "clamps"] == [(2, 501), (503, 505)]
+    assert not any(r["kind"] == "clamp" for r in manifest_records(hive))
+    rebuilt = engine_pass(hive, now=NOW + 2 * HOUR, rebuild=True)
+    assert rebuilt.view.text == first.view.text and rebuilt.notes.records == []
+
+    old = Manifest()
+    for seq in range(2, 502):  # as an older daemon wrote them, a record a line
+        old.add(Clamp(seq, NOW))
+    old.add(Clamp(503, NOW))
+    assert old.clamps == [(2, 501, NOW), (503, 503, NOW)]
+    assert (old.clamp_at(300), old.clamp_at(502), old.clamp_at(1)) == (NOW, None, None)
+    assert old.clamped_within(502, 503) and not old.clamped_within(504, 900)

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from horizon.core.blocks import net_block
 from horizon.core.entries import Entry, decode_line
@@ -137,9 +138,32 @@ def test_a_clamp_record_edited_out_of_range_is_not_taken(tmp_path: Path) -> None
     hive = Hive(tmp_path)
     hive.write(hive.live(), 3)
     append_records(hive.window, BEE, [Clamp(1, 1e12)])  # the year 33658
-    assert read_manifest(hive.window, BEE).clamps == {}
+    assert read_manifest(hive.window, BEE).clamps == []
     state = hive.run()
     assert state.zones.net[0].instant == 1_789_990_001
     assert all(item.chars == len(net_block(item, EFFECTIVE.horizon.labels))
                for item in state.zones.net)
     assert render(state.zones, BEE, EFFECTIVE.horizon, None).text.startswith("<!-- horizon")
+
+
+def test_a_manifest_is_read_again_only_when_it_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discovery and status ask every bee's segments whenever a file appears in window/:
+    an unchanged manifest is not parsed again (a bee with a 59 MB manifest once made
+    another bee's write-to-view take 1.7 s)."""
+    import horizon.hive.manifest as manifest_module
+    from horizon.hive.manifest import Adopted, recorded_segments
+
+    window = tmp_path / "window"
+    (window / "archive").mkdir(parents=True)
+    append_records(window, BEE, [Adopted(f"{BEE}-messages.000001.jsonl")])
+    reads = []
+    real = manifest_module.read_manifest
+    monkeypatch.setattr(manifest_module, "read_manifest",
+                        lambda *args: reads.append(args) or real(*args))
+    assert recorded_segments(window, BEE) == [f"{BEE}-messages.000001.jsonl"]
+    assert recorded_segments(window, BEE) == [f"{BEE}-messages.000001.jsonl"]
+    assert len(reads) == 1
+    append_records(window, BEE, [Adopted(f"{BEE}-messages.000002.jsonl")])
+    assert recorded_segments(window, BEE)[-1] == f"{BEE}-messages.000002.jsonl"
+    assert len(reads) == 2

@@ -126,7 +126,7 @@ def test_commits_waiting_for_a_bee_are_written_as_one_with_every_record(
     assert state_path(hive, "a").read_bytes() == b'{"n": 4}'
     assert handoff_path(hive, "a").read_bytes() == b"view 4\n"
     # Every pass's records, in the order the passes made them; every pass told written.
-    assert read_manifest(hive / "window", "a").clamps == {1: 1.0, 2: 2.0, 3: 3.0, 4: 4.0}
+    assert read_manifest(hive / "window", "a").clamps == [(n, n, float(n)) for n in (1, 2, 3, 4)]
     lines = (hive / "window" / "archive" / "a-segments.jsonl").read_text().splitlines()
     assert [json.loads(line)["seq"] for line in lines] == [1, 2, 3, 4]
     assert [(state, error) for _, state, error in told.news] == [

@@ -34,7 +34,7 @@ from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
 from horizon.hive.lock import holder
-from horizon.hive.manifest import read_manifest
+from horizon.hive.manifest import recorded_segments
 from horizon.hive.settings_files import config_path, effective_settings
 from horizon.hive.store import BeeState, StateTooNew, load_state
 from horizon.service.logs import LOG_FILE
@@ -131,7 +131,7 @@ def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     window = window_dir(hive)
     report: dict[str, Any] = {"bee": bee}
     try:
-        paths = segment_paths(window, bee, read_manifest(window, bee).segments())
+        paths = segment_paths(window, bee, recorded_segments(window, bee))
         report["segments"] = len(paths)
         state = load_state(hive, bee)
         lag_bytes = pending_bytes(paths, state)

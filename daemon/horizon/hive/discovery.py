@@ -22,7 +22,7 @@ from horizon.hive.layout import (
     parse_journal_name,
     window_dir,
 )
-from horizon.hive.manifest import read_manifest
+from horizon.hive.manifest import recorded_segments
 
 
 class HiveError(Exception):
@@ -141,7 +141,7 @@ def unrecorded_segments(hive: Path, bees: Collection[str]) -> list[str]:
             if known:
                 with contextlib.suppress(JournalError):  # a refused manifest records none
                     recorded[parsed.bee] = set(
-                        read_manifest(window_dir(hive), parsed.bee).segments())
+                        recorded_segments(window_dir(hive), parsed.bee))
         if name not in recorded[parsed.bee]:
             found.append(name)
     return found

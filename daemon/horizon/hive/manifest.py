@@ -8,7 +8,9 @@ replays so that every line keeps its seq (ADR 0002).
 - `jump`: the file `segment` (inode `ino`) was replaced or truncated by hand; its lines
   from byte 0 get seqs after `seq`.
 - `sealed`: `segment` stayed quiet for `rotate_wait_s` at `size` bytes.
-- `clamp`: a `ts` in the future, clamped to the instant it was read.
+- `clamps`: the lines `first` to `last`, whose `ts` was in the future, clamped to the
+  instant they were read (consecutive lines read at one instant make one record; older
+  versions wrote a `clamp` record, `seq` and `instant`, per line: read as a range of one).
 - `adopted`: an operator took in `segment`, a file no rotation made (`horizon adopt`):
   read whole, in name order among the segments.
 - `aborted`: a rotation into `segment` backed out (the journal was replaced under its
@@ -21,6 +23,9 @@ path, and reported (`Manifest.refused`).
 
 from __future__ import annotations
 
+import bisect
+import os
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -69,13 +74,23 @@ class Aborted(msgspec.Struct, tag="aborted", tag_field="kind", frozen=True):
     segment: str
 
 
+Instant = Annotated[float, msgspec.Meta(ge=0, le=LATEST)]  # what a view can print
+
+
 class Clamp(msgspec.Struct, tag="clamp", tag_field="kind", frozen=True):
+    """One clamped line, as versions before ranges recorded it."""
+
     seq: Count
-    # What a view can print: a record edited out of that range is not well formed.
-    instant: Annotated[float, msgspec.Meta(ge=0, le=LATEST)]
+    instant: Instant
 
 
-Record = Rotated | Late | Jump | Sealed | Clamp | Adopted | Aborted
+class Clamps(msgspec.Struct, tag="clamps", tag_field="kind", frozen=True):
+    first: Count
+    last: Count
+    instant: Instant
+
+
+Record = Rotated | Late | Jump | Sealed | Clamp | Clamps | Adopted | Aborted
 _decoder = msgspec.json.Decoder(Record)
 _encoder = msgspec.json.Encoder()
 
@@ -87,7 +102,10 @@ class Manifest(msgspec.Struct):
     late: list[Late] = msgspec.field(default_factory=list)
     jumps: list[Jump] = msgspec.field(default_factory=list)
     sealed: dict[str, Sealed] = msgspec.field(default_factory=dict)
-    clamps: dict[int, float] = msgspec.field(default_factory=dict)
+    # Clamped ranges (first, last, instant), in order of first; `clamp_starts` their
+    # firsts, for bisect. A million future-dated lines read in a few passes are a few.
+    clamps: list[tuple[int, int, float]] = msgspec.field(default_factory=list)
+    clamp_starts: list[int] = msgspec.field(default_factory=list)
     adopted: set[str] = msgspec.field(default_factory=set)
     # Records that named something other than this bee's files: line number and why.
     refused: list[str] = msgspec.field(default_factory=list)
@@ -105,8 +123,32 @@ class Manifest(msgspec.Struct):
             self.adopted.add(record.segment)
         elif isinstance(record, Aborted):
             self.rotated.pop(record.segment, None)
-        else:
-            self.clamps[record.seq] = record.instant
+        elif isinstance(record, Clamp):
+            self.add_clamps(record.seq, record.seq, record.instant)
+        elif record.first <= record.last:
+            self.add_clamps(record.first, record.last, record.instant)
+
+    def add_clamps(self, first: int, last: int, instant: float) -> None:
+        """A clamped range, merged with the one before it when it goes on from it at the
+        same instant."""
+        at = bisect.bisect_right(self.clamp_starts, first)
+        if at and self.clamps[at - 1][1] == first - 1 and self.clamps[at - 1][2] == instant:
+            self.clamps[at - 1] = (self.clamps[at - 1][0], last, instant)
+            return
+        self.clamps.insert(at, (first, last, instant))
+        self.clamp_starts.insert(at, first)
+
+    def clamp_at(self, seq: int) -> float | None:
+        """The instant the line `seq` was clamped to, or None."""
+        at = bisect.bisect_right(self.clamp_starts, seq) - 1
+        if at >= 0 and self.clamps[at][1] >= seq:
+            return self.clamps[at][2]
+        return None
+
+    def clamped_within(self, first: int, last: int) -> bool:
+        """Whether a clamped range meets the seqs `first` to `last`."""
+        at = bisect.bisect_right(self.clamp_starts, last) - 1
+        return at >= 0 and self.clamps[at][1] >= first
 
     def segments(self) -> list[str]:
         """The bee's archive segments, recorded by a rotation or an adoption, in order."""
@@ -140,12 +182,42 @@ def read_manifest(window: Path, bee: str) -> Manifest:
             record = _decoder.decode(line)
         except (msgspec.MsgspecError, RecursionError):  # torn, or nested past the stack
             continue
-        if isinstance(record, Clamp) or _names_own_file(record, bee):
+        if isinstance(record, Clamp | Clamps) or _names_own_file(record, bee):
             manifest.add(record)
         else:
             manifest.refused.append(f"record {number}: {record.segment!r} is not one of "
                                     f"{bee}'s segments")
     return manifest
+
+
+# The segments of each manifest read by `recorded_segments`, with the stat they were read
+# at: discovery and status look at every bee's segments whenever a file appears in
+# window/, and a manifest is appended to, never rewritten, so an unchanged stat is an
+# unchanged list.
+_SEGMENTS: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]] = {}
+_SEGMENTS_MAX = 4096
+_SEGMENTS_LOCK = threading.Lock()
+
+
+def recorded_segments(window: Path, bee: str) -> list[str]:
+    """`read_manifest(window, bee).segments()`, read again only when the manifest changed."""
+    path = manifest_path(window, bee)
+    try:
+        info = os.stat(path, follow_symlinks=False)
+        key: tuple[int, int, int, int] | None = (info.st_dev, info.st_ino, info.st_size,
+                                                 info.st_mtime_ns)
+    except OSError:
+        key = None
+    cached = _SEGMENTS.get(str(path))
+    if key is not None and cached is not None and cached[0] == key:
+        return list(cached[1])
+    segments = read_manifest(window, bee).segments()
+    if key is not None:
+        with _SEGMENTS_LOCK:
+            if len(_SEGMENTS) >= _SEGMENTS_MAX:
+                del _SEGMENTS[next(iter(_SEGMENTS))]
+            _SEGMENTS[str(path)] = (key, tuple(segments))
+    return segments
 
 
 def _names_own_file(record: Rotated | Late | Jump | Sealed | Adopted | Aborted,

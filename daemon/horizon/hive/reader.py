@@ -33,7 +33,7 @@ from horizon.hive.journal import (
     tail_hash_at,
 )
 from horizon.hive.layout import archive_dir, live_name, live_path
-from horizon.hive.manifest import Clamp, Jump, Late, Manifest, Record
+from horizon.hive.manifest import Clamps, Jump, Late, Manifest, Record
 from horizon.hive.rotation import read_offset
 
 CLOCK_SKEW_S = 300.0
@@ -339,8 +339,7 @@ class JournalReader:
     def _marked(self, first: int, last: int) -> bool:
         """Whether a flag or a clamp names a seq from `first` to `last`."""
         return any(first <= seq <= last for seq in self.flags) or (
-            bool(self.manifest.clamps) and any(
-                seq in self.manifest.clamps for seq in range(first, last + 1)))
+            bool(self.manifest.clamps) and self.manifest.clamped_within(first, last))
 
     def _timed(self, records: list[Entry], block: bytes, block_end: int, lines: int
                ) -> SegmentRead:
@@ -535,12 +534,17 @@ class JournalReader:
         """The entry with its clamped instant and its operator flag applied."""
         if isinstance(record, Rejection):
             return record
-        fixed = self.manifest.clamps.get(record.seq)
+        fixed = self.manifest.clamp_at(record.seq) if self.manifest.clamps else None
         if fixed is None and record.instant > self.read_time + CLOCK_SKEW_S:
             fixed = self.read_time
-            clamp = Clamp(record.seq, fixed)
-            self.notes.records.append(clamp)
-            self.manifest.add(clamp)
+            records = self.notes.records
+            last = records[-1] if records else None
+            if (isinstance(last, Clamps) and last.last == record.seq - 1
+                    and last.instant == fixed):
+                records[-1] = Clamps(last.first, record.seq, fixed)  # one record a run
+            else:
+                records.append(Clamps(record.seq, record.seq, fixed))
+            self.manifest.add_clamps(record.seq, record.seq, fixed)
         if fixed is None and not flagged:
             return record
         return msgspec.structs.replace(

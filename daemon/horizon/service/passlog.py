@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from horizon.engine.stepping import Pass
-from horizon.hive.manifest import Clamp
+from horizon.hive.manifest import Clamps
 from horizon.service import logs
 from horizon.service.logs import get_logger
 
@@ -25,9 +25,11 @@ def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:
                     seq_after=outcome.state.checkpoint.seq)
     for segment, count in outcome.notes.late_lines.items():
         log.warning("archive.late_lines", segment=segment, lines=count)
-    clamps = [r.seq for r in outcome.notes.records if isinstance(r, Clamp)]
-    if clamps:
-        log.warning("entry.clock_skew", count=len(clamps), seqs=clamps[:10])
+    ranges = [r for r in outcome.notes.records if isinstance(r, Clamps)]
+    if ranges:
+        seqs = [seq for r in ranges for seq in range(r.first, min(r.last, r.first + 9) + 1)]
+        log.warning("entry.clock_skew", count=sum(r.last - r.first + 1 for r in ranges),
+                    seqs=seqs[:10])
     if outcome.rejections:
         log.warning("entry.rejected", count=sum(outcome.rejections.values()),
                     reasons=dict(outcome.rejections), first_seqs=outcome.first_rejected)
