@@ -95,3 +95,59 @@ def test_a_listener_that_went_away_is_unreachable_and_forgets_its_rate() -> None
         assert scraper.last is None and scraper.passes_per_s() is None
     finally:
         scraper.close()
+
+
+class _Hostile:
+    """A server on 127.0.0.1 that answers /metrics endlessly: a byte at a time within the
+    per-read timeout, or megabytes with no end."""
+
+    def __init__(self, mode: str) -> None:
+        import socket
+        import threading
+
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.port = self.listener.getsockname()[1]
+        self.mode = mode
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import contextlib
+        import time
+
+        with contextlib.suppress(OSError):
+            connection, _ = self.listener.accept()
+            with connection:
+                connection.recv(4096)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
+                while not self.stop.is_set():
+                    if self.mode == "trickle":
+                        connection.sendall(b"#")
+                        time.sleep(0.1)
+                    else:
+                        connection.sendall(b"# " + b"x" * 65536 + b"\n")
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+
+
+def test_a_slow_or_endless_metrics_endpoint_is_given_up_on() -> None:
+    """top's scrape has a deadline in all and a size cap: it neither hangs a refresh nor
+    runs out of memory."""
+    import threading
+
+    for mode in ("trickle", "endless"):
+        server = _Hostile(mode)
+        scraper = Scraper(f"http://127.0.0.1:{server.port}/metrics")
+        try:
+            scraping = threading.Thread(target=scraper.scrape, args=(0.0,), daemon=True)
+            scraping.start()
+            scraping.join(timeout=60)  # a generous wait: the server itself never ends
+            assert not scraping.is_alive(), f"{mode}: the scrape never gave up"
+        finally:
+            scraper.close()
+            server.close()
+        assert scraper.last is None, mode

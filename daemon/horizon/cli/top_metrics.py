@@ -3,6 +3,7 @@ by the Prometheus client library's own parser, its pass counter turned into a ra
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -10,6 +11,8 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 SCRAPE_TIMEOUT_S = 0.5  # a scrape is on the screen's clock: it must never hold a refresh
+SCRAPE_DEADLINE_S = 1.0  # the whole scrape: a server trickling bytes is given up on
+SCRAPE_MAX_BYTES = 8 << 20  # far more than any daemon's exposition: an endless one is cut
 RATE_WINDOW_S = 5.0  # passes/s over this much, not one noisy second
 
 
@@ -59,9 +62,7 @@ class Metrics:
 
     def scrape(self, now: float) -> None:
         try:
-            response = self.client.get(self.url)
-            response.raise_for_status()
-            self.last = parse_metrics(response.text)
+            self.last = parse_metrics(self._fetch())
         except (httpx.HTTPError, ValueError):
             self.last = None
             self.totals.clear()
@@ -73,6 +74,21 @@ class Metrics:
             self.totals.append((now, total))
         while self.totals and self.totals[0][0] < now - RATE_WINDOW_S:
             self.totals.popleft()
+
+    def _fetch(self) -> str:
+        """The exposition's text, within SCRAPE_DEADLINE_S in all and SCRAPE_MAX_BYTES
+        (the timeout alone is per read); ValueError past either."""
+        deadline = time.monotonic() + SCRAPE_DEADLINE_S
+        body = bytearray()
+        with self.client.stream("GET", self.url) as response:
+            response.raise_for_status()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > SCRAPE_MAX_BYTES:
+                    raise ValueError("the exposition is larger than any daemon's")
+                if time.monotonic() > deadline:
+                    raise ValueError("the scrape took too long")
+        return body.decode("utf-8", "replace")
 
     def passes_per_s(self) -> float | None:
         return counter_rate(list(self.totals)) if self.last is not None else None
