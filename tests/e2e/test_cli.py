@@ -569,3 +569,16 @@ def test_an_invalid_bee_file_makes_render_exit_1(tmp_path: Path, run: Run) -> No
     stderr = problem(run("render", hive, BEE, "--now", NOW_ARG))
     assert str(hive / "bees" / f"{BEE}.toml") in stderr
     assert "horizon.budget_net" in stderr
+
+
+def test_json_reports_escape_what_would_drive_or_reorder_a_terminal(
+        tmp_path: Path, run: Run) -> None:
+    hive = make_hive(tmp_path, three_entries())
+    (hive / "window" / "archive").mkdir()
+    hostile = "b\u202egnp.exe-messages.000001.jsonl"
+    (hive / "window" / "archive" / hostile).write_bytes(b"")
+    result = run("status", hive, "--json")
+    assert "\u202e" not in result.stdout and "\\u202e" in result.stdout
+    [report] = json.loads(result.stdout)["hives"]
+    assert hostile in report["unrecorded"] + report["problems"] or any(
+        hostile in problem for problem in report["problems"]), report

@@ -15,7 +15,7 @@ import msgspec
 from horizon.cli.common import bee_settings, load_config, reported
 from horizon.cli.examples import installed_command
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
-from horizon.cli.safe_text import printable
+from horizon.cli.safe_text import json_text, printable
 from horizon.core.entries import Rejection, format_instant
 from horizon.core.settings import GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.text import counted
@@ -160,7 +160,7 @@ def config(args: argparse.Namespace) -> int:
     if args.json:
         document = {key: {"value": value, "source": effective.provenance[key]}
                     for key, value in values.items()}
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(json_text(document))
         return EXIT_OK
     width = max(len(key) for key in values)
     for key, value in values.items():

@@ -4,7 +4,6 @@ without writing and without the lock (the MCP tools print the same text)."""
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from pathlib import Path
 
 from horizon.cli.common import derived_settings, load_config_for_view, reported, warn
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
-from horizon.cli.safe_text import printable
+from horizon.cli.safe_text import json_text, printable
 from horizon.core.labels import Labels
 from horizon.core.recall import ReadOn, hit_block, hit_json, shown_block, shown_json
 from horizon.core.settings import Effective, GlobalConfig
@@ -65,8 +64,7 @@ def show(args: argparse.Namespace) -> int:
                                lighthouses=bee.effective.horizon, max_chars=args.max_chars,
                                offset=args.offset)
     if args.json:
-        print(json.dumps([shown_json(shown) for shown in showing.shown], ensure_ascii=False,
-                         indent=2))
+        print(json_text([shown_json(shown) for shown in showing.shown]))
     else:
         hive_word = shlex.quote(args.hive)
         bee_word = shlex.quote(bee.name)
@@ -92,7 +90,7 @@ def search(args: argparse.Namespace) -> int:
     except RecallError as error:
         raise UserError(str(error)) from None
     if args.json:
-        print(json.dumps([hit_json(hit) for hit in hits], ensure_ascii=False, indent=2))
+        print(json_text([hit_json(hit) for hit in hits]))
     elif hits:
         sys.stdout.write("\n".join(hit_block(hit, bee.labels) for hit in hits))
     else:

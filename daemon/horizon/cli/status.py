@@ -21,7 +21,7 @@ from rich.text import Text
 
 from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import EXIT_DEGRADED, EXIT_OK, EXIT_PROBLEM, UserError
-from horizon.cli.safe_text import printable
+from horizon.cli.safe_text import json_text, printable
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
@@ -297,7 +297,7 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
     now = time.time()
     reports = [hive_report(Path(hive), config, source, now, broken_config) for hive in hives]
     if args.json:
-        print(json.dumps({"hives": reports}, ensure_ascii=False, indent=2))
+        print(json_text({"hives": reports}))
     else:
         _print(reports)
     for report in reports:  # what pages an operator, said where scripts look for it

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from horizon.cli.common import (
@@ -15,6 +14,7 @@ from horizon.cli.common import (
     warn,
 )
 from horizon.cli.exits import EXIT_OK
+from horizon.cli.safe_text import json_text
 from horizon.engine.bee_engine import BeeEngine
 from horizon.hive.discovery import require_bee, require_hive
 from horizon.summarize.cache import hive_cache
@@ -40,7 +40,7 @@ def render(args: argparse.Namespace) -> int:
         now = args.now if args.now is not None else args.wall_now
         view = engine.current_view(now, args.wall_now, fresh=args.fresh, sweep_at=args.now)
     if args.json:
-        print(json.dumps(view.summary, ensure_ascii=False, indent=2))
+        print(json_text(view.summary))
     else:
         sys.stdout.write(view.text)
     return EXIT_OK
