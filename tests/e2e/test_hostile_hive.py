@@ -139,6 +139,9 @@ def test_adopt_takes_in_hand_made_segments_in_name_order(tmp_path: Path) -> None
     config = write_config(tmp_path, hive)
     before = json.loads(horizon(config, "render", hive, BEE, "--json").stdout)
     assert before["up_to"] == 1, "unrecorded segments are not part of the history"
+    refused = horizon(config, "adopt", hive, BEE)
+    assert refused.returncode == 1 and "is missing" in refused.stderr, refused.stderr
+    (hive / "horizon").mkdir()  # as horizon init makes it
     adopted = horizon(config, "adopt", hive, BEE)
     assert adopted.returncode == 0, adopted.stderr
     assert adopted.stdout.splitlines()[:2] == [f"adopted: {BEE}-messages.000001.jsonl",

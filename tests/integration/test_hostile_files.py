@@ -162,6 +162,9 @@ def test_adopt_takes_no_link_and_nothing_once_records_show_numbered_lines(
     (window / "archive" / f"{BEE}-messages.000001.jsonl").unlink()
     (window / "archive" / f"{BEE}-messages.000001.jsonl").write_bytes(line("old"))
     assert main(["adopt", str(hive), BEE]) == 1
+    assert "is missing" in capsys.readouterr().err, "no state to tell numbered lines by"
+    (hive / "horizon").mkdir()
+    assert main(["adopt", str(hive), BEE]) == 1
     assert "numbered" in capsys.readouterr().err
 
 
@@ -280,3 +283,21 @@ def test_a_forged_name_in_state_json_never_becomes_a_path(tmp_path: Path, where:
     assert forged not in path.read_text()
     with pytest.raises(OSError):
         os.close(open_folder(hive, hive / "window" / ".." / ".." / "outside"))
+
+
+def test_adopt_refuses_to_move_a_flagged_seq(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A flag names a line by its seq: segments taken in before it would make it name
+    another line."""
+    from horizon.hive.flags import FlagRecord, append_flag
+    from horizon.hive.journal import line_hash
+
+    hive = new_hive(tmp_path, 2)
+    (hive / "horizon").mkdir()
+    first = (hive / "window" / f"{BEE}-messages.jsonl").read_bytes().split(b"\n")[0]
+    append_flag(hive, BEE, FlagRecord(1, line_hash(first), on=True))
+    (hive / "window" / "archive").mkdir()
+    (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").write_bytes(line("old"))
+    assert main(["adopt", str(hive), BEE]) == 1
+    assert "flags on #1" in capsys.readouterr().err
+    assert not read_manifest(hive / "window", BEE).adopted

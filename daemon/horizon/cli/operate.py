@@ -25,7 +25,7 @@ from horizon.hive.audit import InitError, audit, init_hive, is_hive
 from horizon.hive.discovery import discover, require_bee, require_hive
 from horizon.hive.flags import FlagRecord, append_flag, read_flags
 from horizon.hive.journal import line_hash
-from horizon.hive.layout import BEE_NAME, is_bee_name, window_dir
+from horizon.hive.layout import BEE_NAME, derived_root, is_bee_name, window_dir
 from horizon.hive.lock import HiveLock, HiveLocked, holder
 from horizon.hive.manifest import read_manifest
 from horizon.hive.rotation import adopt as adopt_segments
@@ -130,10 +130,8 @@ def adopt(args: argparse.Namespace) -> int:
             # derived files were deleted since) would change seqs behind segments taken in.
             numbered = (state is not None and state.checkpoint.seq > 0) or bool(
                 manifest.rotated or manifest.late or manifest.jumps or manifest.clamps)
-            if unadopted(window, args.bee, manifest) and numbered:
-                raise UserError(
-                    f"{args.bee} already has numbered lines; segments taken in now would "
-                    "come before them and change their seqs")
+            if unadopted(window, args.bee, manifest):
+                _may_renumber(hive, args.bee, numbered)
             taken = adopt_segments(window, args.bee, manifest)
     finally:
         lock.release()
@@ -142,6 +140,23 @@ def adopt(args: argparse.Namespace) -> int:
     print(f"{args.bee}: {counted(len(taken), 'segment')} taken in" if taken
           else f"{args.bee}: no unrecorded segment; nothing to do")
     return EXIT_OK
+
+
+def _may_renumber(hive: Path, bee: str, numbered: bool) -> None:
+    """Segments taken in come before the lines read so far: refused when seqs may already
+    have been given to those lines."""
+    if not os.path.isdir(derived_root(hive)):
+        # Its state and checkpoints would say which lines have seqs: without them (deleted,
+        # or never made), adopting could move a seq a flag or a reader already holds.
+        raise UserError(f"{derived_root(hive)} is missing: which lines already have seqs "
+                        "cannot be told; refused (horizon init makes it for a new hive)")
+    if numbered:
+        raise UserError(f"{bee} already has numbered lines; segments taken in now would "
+                        "come before them and change their seqs")
+    flagged = sorted(read_flags(hive, bee))
+    if flagged:
+        raise UserError(f"{bee} has flags on #" + ", #".join(map(str, flagged[:10]))
+                        + ": segments taken in now would move those seqs; refused")
 
 
 def config(args: argparse.Namespace) -> int:
