@@ -420,3 +420,23 @@ def read_offset(hive: Path) -> int:
     """How far the daemon's committed checkpoint has read the bee's journal."""
     found = state(hive)
     return int(found["checkpoint"]["offset"]) if found else 0
+
+
+def test_check_strict_fails_on_writable_records_and_derived_files(tmp_path: Path) -> None:
+    hive = tmp_path / "new-hive"
+    config = write_config(tmp_path, hive)
+    group = grp.getgrgid(os.getegid()).gr_name
+    assert horizon(config, "init", hive, "--group", group).returncode == 0
+    append(hive, entry("q"))
+    assert horizon(config, "rebuild", hive).returncode == 0
+    assert horizon(config, "check", "--strict").returncode == 0
+    os.chmod(hive / "horizon" / BEE / "handoff.md", 0o666)
+    os.chmod(hive / "horizon" / BEE, 0o2770)
+    (hive / "phares" / f"{BEE}.jsonl").write_text("")
+    os.chmod(hive / "phares" / f"{BEE}.jsonl", 0o664)
+    checked = horizon(config, "check", "--strict")
+    assert checked.returncode == 1
+    warnings = checked.stdout
+    assert f"{BEE}/handoff.md: writable by others" in warnings, warnings
+    assert f"horizon/{BEE}: writable by the group" in warnings, warnings
+    assert f"phares/{BEE}.jsonl: writable by the group" in warnings, warnings

@@ -102,7 +102,30 @@ def audit(hive: Path) -> list[str]:
         if os.path.lexists(settings):
             warnings += _check(settings, SETTINGS_MODE, hive_gid, folder=False)
     warnings += _rotation_probe(hive)
+    warnings += _records_writable(hive)
     return warnings
+
+
+def _records_writable(hive: Path) -> list[str]:
+    """What the daemon writes and trusts (flags, manifests, each bee's derived folder and
+    files), writable by the group or others: a bee's tools could forge it."""
+    found = []
+    places = [(hive / PHARES, ".jsonl"), (archive_dir(window_dir(hive)), "-segments.jsonl")]
+    paths = [path for folder, suffix in places if _is_real_dir(folder)
+             for path in sorted(folder.iterdir()) if path.name.endswith(suffix)]
+    if _is_real_dir(hive / DERIVED):
+        for bee in sorted((hive / DERIVED).iterdir()):
+            if _is_real_dir(bee):
+                paths += [bee, *sorted(path for path in bee.iterdir() if path.is_file())]
+    for path in paths:
+        try:
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
+        except OSError:
+            continue
+        if mode & 0o022:
+            found.append(f"{path}: writable by {'others' if mode & 0o002 else 'the group'} "
+                         f"(mode {mode:04o}); a bee's tools could forge what the daemon trusts")
+    return found
 
 
 def _check(path: Path, mode: int, gid: int, *, folder: bool) -> list[str]:
