@@ -275,3 +275,36 @@ def test_an_entry_page_shows_its_time_and_a_rejected_line_its_bytes_escaped(
     assert "\\u202e" in rejected and "\u202e" not in rejected
     assert "<script>x" not in rejected and "&lt;script&gt;x" in rejected
     assert "more bytes)" in rejected and rejected.count("z") < 4500
+
+
+def test_a_wildcard_address_serves_only_the_host_names_listed(
+        hive_config: tuple[Path, Path]) -> None:
+    """--allow-remote on 0.0.0.0 once accepted any Host header, which reopens DNS
+    rebinding: the names the page is reached by must be listed."""
+    import subprocess
+
+    from tests.e2e.daemon_harness import HORIZON, clean_env, free_port
+
+    _, config = hive_config
+    port = free_port()
+    unlisted = horizon(config, "serve", "--listen", f"0.0.0.0:{port}", "--allow-remote")
+    assert unlisted.returncode == 1 and "--allow-host" in unlisted.stderr
+    process = subprocess.Popen(
+        [HORIZON, "serve", "--config", str(config), "--listen", f"0.0.0.0:{port}",
+         "--allow-remote", "--allow-host", "hive.example"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=clean_env())
+    try:
+        def answered(host: str) -> int | None:
+            try:
+                return httpx.get(f"http://127.0.0.1:{port}/", headers={"Host": host},
+                                 timeout=5).status_code
+            except httpx.HTTPError:
+                return None
+
+        assert wait_for(lambda: answered("hive.example"), "the listed name") == 200
+        assert answered("rebound.example") == 400
+        assert answered(f"127.0.0.1:{port}") == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

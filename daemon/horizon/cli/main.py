@@ -348,7 +348,8 @@ def _web_commands(commands: Commands) -> None:
         ["horizon serve", "horizon serve /srv/hive --listen 127.0.0.1:9000"],
         {0: "stopped (Ctrl-C, SIGTERM)",
          1: "a problem, reported on stderr: no hive to serve, an address it cannot listen "
-            "on or off the loopback without --allow-remote, the web extra not installed"})
+            "on or off the loopback without --allow-remote, a wildcard address without "
+            "--allow-host, the web extra not installed"})
     serve.add_argument("hives", metavar="HIVE", nargs="*",
                        help="the hives to serve (default: config.json's \"hives\")")
     serve.add_argument("--listen", default="127.0.0.1:8765", metavar="HOST:PORT",
@@ -356,6 +357,10 @@ def _web_commands(commands: Commands) -> None:
     serve.add_argument("--allow-remote", action="store_true",
                        help="allow an address off the loopback (journals hold what bees "
                             "and humans said)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="a host name the page may be reached by, besides the loopback "
+                            "and the address it listens on (repeatable; needed with "
+                            "--allow-remote on 0.0.0.0 or ::)")
 
 
 # Each command's module, imported only when that command runs: a daemon's start (and

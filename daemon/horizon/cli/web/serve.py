@@ -36,10 +36,14 @@ def command(args: argparse.Namespace) -> int:
                         f"\"hives\" in config.json ({where})")
     site = Site(config, source, broken, hives)
     # Requests naming another host are refused: a page elsewhere cannot reach this one
-    # through a name it rebinds to the loopback.
-    allowed = ["127.0.0.1", "localhost", "::1", "[::1]", host, f"[{host}]"]
-    if args.allow_remote and not is_loopback(host):
-        allowed = ["*"] if host in ("0.0.0.0", "::") else allowed
+    # through a name it rebinds to the loopback. A wildcard address is reached by names
+    # only the operator knows: they are listed, never '*'.
+    wildcard = host in ("0.0.0.0", "::")
+    if wildcard and not args.allow_host:
+        raise UserError(f"--listen {args.listen}: a wildcard address needs the names the "
+                        "page is reached by: add --allow-host NAME (repeatable)")
+    allowed = ["127.0.0.1", "localhost", "::1", "[::1]", *args.allow_host,
+               *([] if wildcard else [host, f"[{host}]"])]
     listener = bound(host, port, args.listen)
     app = build_app(site, allowed)
     shown = f"[{host}]" if ":" in host else host
