@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 import msgspec
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -118,3 +119,21 @@ def test_a_folded_match_is_found_where_it_starts(text: str, data: st.DataObject)
     if at >= 0 and word:
         assert word in fold(text[at:]), "the match is at or after `at`"
         assert word not in fold(text[:at]), "and not before"
+
+
+def test_a_pattern_whose_repeats_unroll_too_far_is_refused_before_compiling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiling '(?:(?:a{1000}){1000}){1000}' took gigabytes, before any timeout."""
+    import regex
+
+    from horizon.engine import recall
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled")
+
+    assert recall.unrolled_size("(?:(?:a{1000}){1000}){1000}") > recall.REGEX_MAX_UNROLLED
+    assert recall.unrolled_size("(?:a{100}){100}") <= recall.REGEX_MAX_UNROLLED
+    assert recall.unrolled_size(r"[{]{3}\{99999999}") < 100
+    monkeypatch.setattr(regex, "compile", never)
+    with pytest.raises(recall.RecallError, match="repeats too much"):
+        recall._pattern_match("(?:(?:a{1000}){1000}){1000}")

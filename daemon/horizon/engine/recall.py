@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import heapq
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -193,7 +194,59 @@ def _words_match(query: str) -> _Match:
     return match
 
 
+# Compiling a pattern unrolls its counted repeats: '(?:(?:a{1000}){1000}){1000}' would
+# take gigabytes before any timeout could stop it. A pattern whose repeats unroll past
+# this many items is refused before it is compiled (about 30 MB).
+REGEX_MAX_UNROLLED = 100_000
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def unrolled_size(pattern: str) -> int:
+    """An upper bound of the items a pattern's counted repeats unroll to: each atom counts
+    1, a group the sum of what it holds, and `{n}` or `{n,m}` after either multiplies it
+    by the larger count (`*`, `+` and `?` unroll nothing)."""
+    stack: list[int] = [0]  # the size so far of each open group, the whole pattern first
+    last = 0  # the size of the atom or group just read: what a count applies to
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            last = 1
+            stack[-1] += 1
+            continue
+        if char == "[":
+            end = index + 1
+            end += pattern[end:end + 1] == "^"
+            end += pattern[end:end + 1] == "]"
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            index = end + 1
+            last = 1
+            stack[-1] += 1
+            continue
+        if char == "(":
+            stack.append(0)
+        elif char == ")" and len(stack) > 1:
+            last = stack.pop()
+            stack[-1] += last
+        elif char == "{" and (count := _COUNT.match(pattern, index)) is not None:
+            times = max(int(number) for number in (count[1] or "0", count[2] or "0"))
+            stack[-1] += last * (times - 1) if times else -last
+            last *= max(times, 1)
+            index = count.end()
+            continue
+        elif char not in "|*+?":
+            last = 1
+            stack[-1] += 1
+        index += 1
+    return sum(stack)
+
+
 def _pattern_match(query: str) -> _Match:
+    if unrolled_size(query) > REGEX_MAX_UNROLLED:
+        raise RecallError(f"the regular expression {query[:80]!r} repeats too much: its "
+                          f"counted repeats unroll to over {REGEX_MAX_UNROLLED:,} items")
     try:
         compiled = regex.compile(query)
     except (regex.error, ValueError, OverflowError) as error:
