@@ -308,3 +308,28 @@ def test_a_wildcard_address_serves_only_the_host_names_listed(
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_bee_with_nothing_derived_is_replayed_once_per_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its page computes the view from the whole history: once, then again only when the
+    journal or the settings change, never once per request."""
+    from horizon.cli.web import pages
+    from horizon.engine.bee_engine import BeeEngine
+    from horizon.hive.settings_files import load_global
+
+    hive = make_hive(tmp_path, [entry(f"q{n}") for n in range(20)])
+    config = write_config(tmp_path, hive)
+    site = pages.Site(load_global(config), str(config), None, (hive,))
+    replays = []
+    real = BeeEngine.current_view
+    monkeypatch.setattr(BeeEngine, "current_view",
+                        lambda self, *args, **kwargs: replays.append(1) or real(
+                            self, *args, **kwargs))
+    first = pages.bee_page(site, 0, BEE)
+    for _ in range(5):
+        assert pages.bee_page(site, 0, BEE).text == first.text
+    assert len(replays) == 1
+    append(hive, entry("q20"))
+    assert "q20" in pages.bee_page(site, 0, BEE).text
+    assert len(replays) == 2

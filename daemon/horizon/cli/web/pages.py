@@ -4,6 +4,7 @@ here reads; the text it returns is hostile and is escaped by the templates."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +24,21 @@ from horizon.engine.recall import show as show_entries
 from horizon.engine.stepping import settings_key
 from horizon.hive.discovery import file_signature, require_bee
 from horizon.hive.flags import read_flags
-from horizon.hive.layout import handoff_path
+from horizon.hive.layout import (
+    archive_dir,
+    handoff_path,
+    live_path,
+    manifest_path,
+    window_dir,
+)
 from horizon.hive.store import load_state, read_handoff
 from horizon.summarize.cache import hive_cache
 
 ZONE_LABELS = {"recit": "récit", "condense": "condensé", "net": "net"}
 ENTRY_MAX_CHARS = 20_000
+
+
+COMPUTED_KEPT = 8  # views computed in memory for bees with nothing derived, kept
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,29 @@ class Site:
     source: str
     broken_config: str | None
     hives: tuple[Path, ...]
+    # A bee with nothing derived has its view computed from its whole history: once per
+    # history and settings, one at a time, not once per request (40 requests of a large
+    # history took 330 MB and a core).
+    computed: dict[tuple[object, ...], View] = field(default_factory=dict, compare=False)
+    computing: threading.Lock = field(default_factory=threading.Lock, compare=False)
+
+    def computed_view(self, hive: Path, bee: str, effective: Effective) -> View:
+        window = window_dir(hive)
+        # The minute too: as time passes, exchanges age out of net.
+        key = (hive, bee, settings_key(effective, read_flags(hive, bee)), int(time.time() // 60),
+               file_signature(live_path(window, bee)),
+               file_signature(manifest_path(window, bee)), file_signature(archive_dir(window)))
+        with self.computing:
+            view = self.computed.get(key)
+            if view is None:
+                engine = BeeEngine(hive, bee, self.config, effective,
+                                   cache=hive_cache(hive, create=False), writes=False)
+                now = time.time()
+                view = engine.current_view(now, now, fresh=False)
+                if len(self.computed) >= COMPUTED_KEPT:
+                    del self.computed[next(iter(self.computed))]
+                self.computed[key] = view
+            return view
 
     def hive(self, index: int) -> Path:
         if not 0 <= index < len(self.hives):
@@ -195,10 +228,7 @@ def bee_page(site: Site, index: int, bee_name: str) -> BeePage:
                             "rebuilds it with them at its next pass")
     else:
         made_with = effective
-        engine = BeeEngine(hive, bee, site.config, effective,
-                           cache=hive_cache(hive, create=False), writes=False)
-        now = time.time()
-        view = engine.current_view(now, now, fresh=False)
+        view = site.computed_view(hive, bee, effective)
         warnings.append("nothing derived yet: this view is computed in memory from the "
                         "journal")
     on_disk = read_handoff(hive, bee)
