@@ -43,6 +43,16 @@ def append_lines(live: Path, count: int, start: int) -> None:
                                       "question": f"q{n}", "answer": "a"}).encode() + b"\n")
 
 
+def first_pass_with(service: HiveService, live: Path, lines: int,
+                    monkeypatch: pytest.MonkeyPatch, call: str, fake: Any) -> Any:
+    """`lines` lines, then the bee's first pass with rotation's `os.<call>` replaced."""
+    append_lines(live, lines, 0)
+    service.refresh_bees()
+    with monkeypatch.context() as patched:
+        patched.setattr(horizon.hive.rotation.os, call, fake)
+        return service.process(BEE)
+
+
 def refuse(*args: Any, **kwargs: Any) -> None:
     """`os.link` where hard links are refused."""
     raise OSError(errno.EPERM, "Operation not permitted", str(args[0]))
@@ -253,11 +263,7 @@ def test_a_journal_replaced_during_its_rotation_is_never_unlinked_unread(
 
     service = HiveService(hive, config, str(config_path))
     try:
-        append_lines(live, 3, 0)
-        service.refresh_bees()
-        with monkeypatch.context() as patched:
-            patched.setattr(horizon.hive.rotation.os, "link", replaced_first)
-            service.process(BEE)
+        first_pass_with(service, live, 3, monkeypatch, "link", replaced_first)
         assert live.exists(), "the newcomer is still the live journal"
         assert not list((hive / "window" / "archive").glob("*-messages.*.jsonl"))
         kinds = [record["kind"] for record in map(json.loads, (
@@ -294,11 +300,7 @@ def test_a_journal_removed_between_the_link_and_the_unlink_is_rotated_all_the_sa
 
     service = HiveService(hive, config, str(config_path))
     try:
-        append_lines(live, 4, 0)
-        service.refresh_bees()
-        with monkeypatch.context() as patched:
-            patched.setattr(horizon.hive.rotation.os, "unlink", removed_first)
-            outcome = service.process(BEE)
+        outcome = first_pass_with(service, live, 4, monkeypatch, "unlink", removed_first)
         assert outcome is not None and outcome.rotate_failed is None
         assert (hive / "window" / "archive" / f"{BEE}-messages.000001.jsonl").exists()
         assert manifest_kinds(hive) == ["rotated"]
