@@ -337,3 +337,49 @@ def test_a_blank_line_too_long_to_hold_takes_no_seq_whatever_the_limit(
     assert small == large
     assert small["engine"] == {1: "one", 2: "two", 3: "three needle"}
     assert (small["up_to"], small["search"], small["show"]) == (3, 3, ["three needle"])
+
+
+def test_a_rotated_segment_deleted_by_hand_keeps_its_seqs_in_every_reader(
+        tmp_path: Path) -> None:
+    """Its lines are lost, but the seqs it recorded stay its own: the daemon, a rebuild,
+    show and search give each later line the same seq (rebuild once stopped short)."""
+    from horizon.engine.recall import search, show
+
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    config_path = write_config(tmp_path, hive, rotation_entries=3)
+    config = load_global(config_path)
+    live = live_path(hive / "window", BEE)
+    service = HiveService(hive, config, str(config_path))
+    try:
+        service.refresh_bees()
+        for number in range(8):
+            with live.open("ab") as out:
+                out.write(journal_line(f"word{number}"))
+            service.process(BEE)
+    finally:
+        service.close()
+    gone = archive_dir(hive / "window") / archive_name(BEE, 2)
+    assert gone.exists()
+    gone.unlink()
+    with live.open("ab") as out:
+        out.write(journal_line("word8"))
+    restarted = HiveService(hive, config, str(config_path))
+    try:
+        restarted.refresh_bees()
+        outcome = restarted.process(BEE)
+    finally:
+        restarted.close()
+    assert outcome is not None and outcome.state.zones.up_to == 9
+    expected = {1: "word0", 2: "word1", 3: "word2", 7: "word6", 8: "word7", 9: "word8"}
+    assert read_only_seqs(hive, config_path) == expected
+    effective = effective_settings(config, str(config_path), hive, BEE)
+    shown = show(hive, BEE, [7, 9], config.max_line_bytes, lighthouses=effective.horizon)
+    assert [item.entry.question for item in shown.shown] == ["word6", "word8"]
+    [hit] = search(hive, BEE, "word7", config.max_line_bytes, lighthouses=effective.horizon)
+    assert hit.entry.seq == 8
+    code, out = command("status", str(hive), "--config", str(config_path), "--json")
+    [report] = json.loads(out)["hives"]
+    [bee] = report["bees"]
+    assert bee["missing_segments"] == [archive_name(BEE, 2)]
+    assert report["degraded"] is True

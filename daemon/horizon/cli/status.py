@@ -34,7 +34,7 @@ from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir
 from horizon.hive.lock import holder
-from horizon.hive.manifest import recorded_segments
+from horizon.hive.manifest import missing_segments, recorded_segments
 from horizon.hive.settings_files import config_path, effective_settings
 from horizon.hive.store import BeeState, StateTooNew, load_state
 from horizon.service.logs import LOG_FILE
@@ -132,7 +132,11 @@ def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
     report: dict[str, Any] = {"bee": bee}
     try:
         paths = segment_paths(window, bee, recorded_segments(window, bee))
+        missing = missing_segments(window, bee)
         report["segments"] = len(paths)
+        report["missing_segments"] = missing
+        if missing:  # lines lost from the history: an operator must know
+            report["degraded"] = True
         state = load_state(hive, bee)
         lag_bytes = pending_bytes(paths, state)
         lag_lines = pending_lines(hive, paths, state, LAG_COUNT_BYTES)
@@ -427,6 +431,9 @@ def bee_notes(bee: dict[str, Any]) -> list[str]:
         notes.append("write failed")
     if bee.get("rotation_failed"):
         notes.append(f"rotation failed (the journal grows): {bee['rotation_failed']}")
+    if bee.get("missing_segments"):
+        notes.append("archive segments gone (their lines are lost, their seqs kept): "
+                     + ", ".join(bee["missing_segments"]))
     if bee.get("settings_in_use"):
         notes.append("settings rejected: serving the last good")
     elif bee.get("settings_error"):

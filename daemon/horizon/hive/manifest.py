@@ -33,7 +33,7 @@ import msgspec
 
 from horizon.core.entries import LATEST
 from horizon.hive.durable import append_durably, read_records
-from horizon.hive.layout import manifest_path, parse_journal_name
+from horizon.hive.layout import archive_dir, live_path, manifest_path, parse_journal_name
 
 # Offsets and seqs no file or history reaches: a record past them is malformed (a forged
 # offset past 2**63 made the reader's pread overflow in every command and the daemon).
@@ -218,6 +218,33 @@ def recorded_segments(window: Path, bee: str) -> list[str]:
                 del _SEGMENTS[next(iter(_SEGMENTS))]
             _SEGMENTS[str(path)] = (key, tuple(segments))
     return segments
+
+
+def archive_names(window: Path) -> set[str]:
+    try:
+        return set(os.listdir(archive_dir(window)))
+    except OSError:
+        return set()
+
+
+def missing_segments(window: Path, bee: str, present: set[str] | None = None) -> list[str]:
+    """Recorded segments gone from the archive (deleted by hand): their lines are lost and
+    their seqs stay unused. A rotation whose file is still the live journal (interrupted,
+    or an intent an older version never closed) is not missing. `present`: the archive's
+    names, when the caller listed it for many bees."""
+    recorded = recorded_segments(window, bee)
+    if present is None:
+        present = archive_names(window)
+    absent = [name for name in recorded if name not in present]
+    if not absent:
+        return []
+    rotated = read_manifest(window, bee).rotated
+    try:
+        live_ino: int | None = os.stat(live_path(window, bee), follow_symlinks=False).st_ino
+    except OSError:
+        live_ino = None
+    return [name for name in absent
+            if name not in rotated or rotated[name].ino != live_ino]
 
 
 def _names_own_file(record: Rotated | Late | Jump | Sealed | Adopted | Aborted,

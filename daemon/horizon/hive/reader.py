@@ -33,7 +33,7 @@ from horizon.hive.journal import (
     tail_hash_at,
 )
 from horizon.hive.layout import archive_dir, live_name, live_path
-from horizon.hive.manifest import Clamps, Jump, Late, Manifest, Record
+from horizon.hive.manifest import Clamps, Jump, Late, Manifest, Record, Rotated
 from horizon.hive.rotation import read_offset
 
 CLOCK_SKEW_S = 300.0
@@ -109,6 +109,7 @@ class JournalReader:
         self.slice_bytes = slice_bytes
         self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
+        self._listed = False  # whether this reading listed the archive
         self._deadline: float | None = None
         self._unlinked: dict[str, Path] = {}  # segments only the live file names yet
         # The live journal, opened once by `_start` for the whole reading (the check of its
@@ -170,6 +171,33 @@ class JournalReader:
         return [(name, segments[index][1], start, lines)] + [
             (later, path, 0, 0) for later, path in segments[index + 1:]]
 
+    def _missing_before(self) -> list[Rotated]:
+        """The rotated segments gone from the archive (deleted by hand), in name order: their
+        lines are lost, but their seqs stay theirs, so later lines keep the seqs every
+        reader gives them. Not a rotation whose file is still the live journal."""
+        present = {name for name, _ in self._segments()}
+        try:
+            live_ino: int | None = os.stat(live_path(self.window, self.bee),
+                                           follow_symlinks=False).st_ino
+        except FileNotFoundError:
+            live_ino = None
+        gone = sorted((rotated for name, rotated in self.manifest.rotated.items()
+                       if name not in present and rotated.ino != live_ino),
+                      key=lambda rotated: rotated.segment)
+        if gone:
+            names = {rotated.segment for rotated in gone}
+            self._reserved = [late for late in self._reserved if late.segment not in names]
+        return gone
+
+    def _skip_missing(self, missing: list[Rotated], before: str) -> Iterator[Batch]:
+        """Past each missing segment named before `before`: the counter to its recorded
+        end (ranges read out of order up to there emitted first)."""
+        while missing and missing[0].segment < before:
+            gone = missing.pop(0)
+            if gone.seq > self._seq:
+                yield from self._emit_reserved(upto=gone.seq)
+                self._seq = max(self._seq, gone.seq)
+
     def _open_live(self, live: Path) -> int | None:
         """A descriptor on the live journal, kept for the reading; None when it is absent
         (a link or anything but a regular file is refused: JournalError)."""
@@ -184,6 +212,7 @@ class JournalReader:
 
     def _segments(self) -> list[tuple[str, Path]]:
         """(name, file) of every segment in order: the archives, then the live journal."""
+        self._listed = True
         segments = [(path.name, path) for path in
                     segment_paths(self.window, self.bee, self.manifest.segments())]
         if not segments or segments[-1][0] != live_name(self.bee):
@@ -275,7 +304,12 @@ class JournalReader:
     def _read(self) -> Iterator[Batch]:
         self._deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
         done = 0  # bytes of the main flow read by earlier segments of this reading
-        for name, path, start, already in self._start():
+        starts = self._start()
+        # Only a reading that listed the archive can pass a segment gone from it: one that
+        # resumes in the live journal is past every segment already.
+        missing = self._missing_before() if self._listed else []
+        for name, path, start, already in starts:
+            yield from self._skip_missing(missing, name)
             lines = already
             target = self._jump_at_start(name, path) if start == 0 else None
             if target is not None:

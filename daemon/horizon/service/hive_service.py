@@ -41,6 +41,7 @@ from horizon.hive.layout import (
     window_dir,
 )
 from horizon.hive.lock import HiveLock
+from horizon.hive.manifest import archive_names, missing_segments
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
 from horizon.service import logs
@@ -500,6 +501,10 @@ class HiveService:
         """Why `horizon status` would not exit 0 for this hive, as the daemon sees it."""
         reasons = [f"{self.hive}: {problem}" for problem in self.problems]
         reasons += [f"{self.hive}: unrecorded segment {name}" for name in self.unrecorded]
+        present = archive_names(self.window)  # listed once for every bee
+        for name in sorted(self.bees):  # lines lost by hand: status says so too
+            reasons += [f"{self.hive} {name}: archive segment gone: {segment}"
+                        for segment in missing_segments(self.window, name, present)]
         if self.beat_failed is not None:
             reasons.append(f"{self.hive}: heartbeat not written: {self.beat_failed}")
         for name, runtime in sorted(self.bees.items()):

@@ -161,6 +161,9 @@ def health_reasons(report: dict[str, Any]) -> list[str]:
             reasons.append(f"{bee['bee']}: a derived write failed")
         if bee.get("rotation_failed"):
             reasons.append(f"{bee['bee']}: rotation failed: {bee['rotation_failed']}")
+        if bee.get("missing_segments"):
+            reasons.append(f"{bee['bee']}: archive segments gone: "
+                           + ", ".join(bee["missing_segments"]))
         if bee.get("error"):
             reasons.append(f"{bee['bee']}: {bee['error']}")
     return list(dict.fromkeys(reasons))
