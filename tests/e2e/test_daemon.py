@@ -148,10 +148,12 @@ def test_a_burst_of_writes_is_coalesced(tmp_path: Path, start: Start) -> None:
     assert sum(event["lines"] for event in daemon.events("handoff.written", BEE)) == 200
 
 
-def test_continuous_writes_are_processed_at_most_max_wait_s_apart(tmp_path: Path,
-                                                                  start: Start) -> None:
+def test_continuous_writes_are_processed_while_they_go_on(tmp_path: Path,
+                                                          start: Start) -> None:
+    """The debounce alone would wait for the writes to stop: max_wait_s makes passes while
+    they go on. How far apart is the scheduler's arithmetic, tested with a given clock
+    (test_hive_service): a loaded machine stretches any gap measured here."""
     max_wait = 1.0
-    slack = 1.5
     hive = make_hive(tmp_path)
     daemon = start(write_config(tmp_path, hive,
                                 horizon={"debounce_s": 0.3, "max_wait_s": max_wait}))
@@ -170,8 +172,6 @@ def test_continuous_writes_are_processed_at_most_max_wait_s_apart(tmp_path: Path
     written = daemon.events("handoff.written", BEE)[before:]
     during = [event_time(event) for event in written if event_time(event) <= ended]
     assert len(during) >= 2, f"only {len(during)} passes while writing for {ended - began:.1f} s"
-    gaps = [later - earlier for earlier, later in zip([began, *during], during, strict=False)]
-    assert max(gaps) <= max_wait + slack, gaps
 
 
 # --- settings, hot reloaded ---------------------------------------------------------------

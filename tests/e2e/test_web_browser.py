@@ -255,16 +255,22 @@ def test_a_long_preview_can_be_cancelled(tmp_path: Path, start: Start, serve: Se
     server = serve(config)
 
     visit(browser, f"{server.url}/hive/0/bee/{BEE}", "#preview-run")
-    choose(browser, "budget_net", "3000")
-    browser.find_element(By.ID, "preview-run").click()
+    # On a loaded machine the replay can end before the click reaches the server: then it
+    # is done, not cancelled, and the next try (another budget: not cached) cancels it.
     cancel = browser.find_element(By.ID, "preview-cancel")
-    wait_for(cancel.is_enabled, "the cancel button enabled")
-    cancel.click()
     progress = browser.find_element(By.ID, "preview-progress")
-    state = wait_for(lambda: progress.get_attribute("data-state") not in
-                     ("idle", "queued", "running") and progress.get_attribute("data-state"),
-                     "the preview to stop", every=0.1)
-    assert state == "cancelled", progress.text
+    for budget in ("3000", "3100", "3200", "3300", "3400"):
+        choose(browser, "budget_net", budget)
+        browser.find_element(By.ID, "preview-run").click()
+        wait_for(cancel.is_enabled, "the cancel button enabled")
+        cancel.click()
+        state = wait_for(lambda: progress.get_attribute("data-state") not in
+                         ("idle", "queued", "running") and progress.get_attribute("data-state"),
+                         "the preview to stop", every=0.1)
+        assert state in ("cancelled", "done"), progress.text
+        if state == "cancelled":
+            break
+    assert state == "cancelled", "the replay always ended before its cancel"
     assert browser.find_element(By.ID, "preview-result").text == ""
     assert browser.find_element(By.ID, "preview-run").is_enabled()
     assert not cancel.is_enabled()

@@ -254,3 +254,26 @@ def test_a_bee_let_go_after_a_failed_write_is_written_again_when_served_again(
     finally:
         writer.close()
         service.close()
+
+
+def test_a_bee_that_never_stops_writing_is_due_max_wait_s_after_its_first_write(
+        tmp_path: Path) -> None:
+    """A write every 0.05 s keeps pushing the debounce; max_wait_s bounds the wait from
+    the first unprocessed write (the daemon's clock is given, not read: no timing here)."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "horizon.toml").write_text("[horizon]\nactif = true\ndebounce_s = 0.3\n"
+                                       "max_wait_s = 1\n")
+    (hive / "window" / f"{BEE}-messages.jsonl").write_text("")
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    try:
+        service.refresh_bees()
+        first = 1000.0
+        runtime = None
+        for tick in range(100):  # 5 s of writes, one every 0.05 s
+            runtime = service.mark_dirty(BEE, first + tick * 0.05)
+            assert runtime is not None
+            assert service.due_at(runtime) <= first + 1.0 + 1e-9, tick
+        assert runtime is not None and runtime.first_dirty == first
+    finally:
+        service.close()

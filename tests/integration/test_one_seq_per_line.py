@@ -379,6 +379,7 @@ def test_a_rotated_segment_deleted_by_hand_keeps_its_seqs_in_every_reader(
     [hit] = search(hive, BEE, "word7", config.max_line_bytes, lighthouses=effective.horizon)
     assert hit.entry.seq == 8
     code, out = command("status", str(hive), "--config", str(config_path), "--json")
+    assert code == 1, "no daemon serves it"
     [report] = json.loads(out)["hives"]
     [bee] = report["bees"]
     assert bee["missing_segments"] == [archive_name(BEE, 2)]
