@@ -27,6 +27,7 @@ from horizon.hive.rotation import _next_number
 from horizon.hive.settings_files import effective_settings
 from horizon.service.hive_service import HiveService
 from horizon.summarize.cache import hive_cache
+from tests.integration.test_one_seq_per_line import served_once
 
 BEE = "mia"
 
@@ -272,12 +273,7 @@ def test_a_forged_name_in_state_json_never_becomes_a_path(tmp_path: Path, where:
     path.write_text(json.dumps(document))
     assert load_state(hive, BEE) is None, "not a state of ours"
 
-    again = HiveService(hive, GlobalConfig(), "test")
-    try:
-        again.refresh_bees()
-        outcome = again.process(BEE)
-    finally:
-        again.close()
+    outcome = served_once(hive, GlobalConfig(), "test", BEE)
     assert outcome is not None and outcome.state.zones.accepted == 3
     assert "SECRET" not in (hive / "horizon" / BEE / "handoff.md").read_text()
     assert forged not in path.read_text()

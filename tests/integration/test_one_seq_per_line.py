@@ -23,7 +23,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from horizon.cli.main import main
 from horizon.core.entries import Entry, Rejection
+from horizon.core.settings import GlobalConfig
 from horizon.engine.bee_engine import BeeEngine, Rebuild
+from horizon.engine.stepping import Pass
 from horizon.hive.layout import archive_dir, archive_name, live_path
 from horizon.hive.manifest import Rotated, append_records, read_manifest
 from horizon.hive.settings_files import effective_settings, load_global
@@ -43,6 +45,16 @@ def write_config(root: Path, hive: Path, rotation_entries: int) -> Path:
         "[horizon]\nactif = true\nbudget_net = 900\nbudget_condense = 600\n"
         "budget_recit = 700\n")
     return config
+
+
+def served_once(hive: Path, config: GlobalConfig, source: str, bee: str = BEE) -> Pass | None:
+    """One pass of `bee` by a daemon core started afresh on the hive, then closed."""
+    service = HiveService(hive, config, source)
+    try:
+        service.refresh_bees()
+        return service.process(bee)
+    finally:
+        service.close()
 
 
 def journal_line(question: str) -> bytes:
@@ -364,12 +376,7 @@ def test_a_rotated_segment_deleted_by_hand_keeps_its_seqs_in_every_reader(
     gone.unlink()
     with live.open("ab") as out:
         out.write(journal_line("word8"))
-    restarted = HiveService(hive, config, str(config_path))
-    try:
-        restarted.refresh_bees()
-        outcome = restarted.process(BEE)
-    finally:
-        restarted.close()
+    outcome = served_once(hive, config, str(config_path))  # a restarted daemon's pass
     assert outcome is not None and outcome.state.zones.up_to == 9
     expected = {1: "word0", 2: "word1", 3: "word2", 7: "word6", 8: "word7", 9: "word8"}
     assert read_only_seqs(hive, config_path) == expected
