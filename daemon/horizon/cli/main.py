@@ -362,6 +362,24 @@ def _web_commands(commands: Commands) -> None:
                             "and the address it listens on (repeatable; needed with "
                             "--allow-remote on 0.0.0.0 or ::)")
 
+    append = commands.add(
+        "append", "write entries to a bee's journal as the daemon will read them",
+        """Reads one JSON object per line on stdin (or one given with --json) and appends
+        each to the bee's live journal through horizon.client.append: checked with the
+        daemon's own decoder (ok and files included), one write() per line on an
+        O_APPEND descriptor, a missing journal made 0660 whatever the umask. A refused
+        entry is one line on stderr and is not written; the others are.""",
+        ["horizon append /srv/hive mia --json '{\"ts\": 1790000000, \"type\": \"task\", "
+         "\"question\": \"q\", \"answer\": \"a\"}'",
+         "my-runtime --log | horizon append /srv/hive mia"],
+        {0: "every entry was written",
+         1: "an entry was refused (one line each on stderr; the others were written), or "
+            "the hive or journal cannot be used"})
+    append.add_argument("hive", metavar="HIVE", help="the hive")
+    append.add_argument("bee", metavar="BEE", help="the bee whose journal takes the entries")
+    append.add_argument("--json", metavar="OBJECT", default=None,
+                        help="one entry, instead of reading stdin")
+
 
 # Each command's module, imported only when that command runs: a daemon's start (and
 # every command's) pays for its own imports, not for the demo's screen or the web view's.
@@ -380,6 +398,7 @@ _COMMANDS = {
     "run": ("horizon.cli.operate", "run"),
     "demo": ("horizon.cli.operate", "demo"),
     "example": ("horizon.cli.examples", "command"),
+    "append": ("horizon.cli.append", "command"),
 }
 
 
