@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROTECTED_HARDLINKS = Path("/proc/sys/fs/protected_hardlinks")
-
-
 CAP_DAC_OVERRIDE = 1
 CAP_FOWNER = 3
 

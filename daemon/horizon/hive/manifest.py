@@ -235,16 +235,29 @@ def missing_segments(window: Path, bee: str, present: set[str] | None = None) ->
     recorded = recorded_segments(window, bee)
     if present is None:
         present = archive_names(window)
-    absent = [name for name in recorded if name not in present]
-    if not absent:
+    if all(name in present for name in recorded):
         return []
-    rotated = read_manifest(window, bee).rotated
+    manifest = read_manifest(window, bee)
+    gone = {rotated.segment for rotated in gone_rotations(manifest, present,
+                                                          live_ino(window, bee))}
+    return [name for name in recorded
+            if name in gone or (name in manifest.adopted and name not in present)]
+
+
+def live_ino(window: Path, bee: str) -> int | None:
     try:
-        live_ino: int | None = os.stat(live_path(window, bee), follow_symlinks=False).st_ino
+        return os.stat(live_path(window, bee), follow_symlinks=False).st_ino
     except OSError:
-        live_ino = None
-    return [name for name in absent
-            if name not in rotated or rotated[name].ino != live_ino]
+        return None
+
+
+def gone_rotations(manifest: Manifest, present: set[str], live: int | None) -> list[Rotated]:
+    """The rotated segments not in `present`, in name order, but a rotation whose file is
+    still the live journal `live` (interrupted, or an intent never closed): the ranges
+    every reader keeps for lines deleted by hand."""
+    return sorted((rotated for name, rotated in manifest.rotated.items()
+                   if name not in present and rotated.ino != live),
+                  key=lambda rotated: rotated.segment)
 
 
 def _names_own_file(record: Rotated | Late | Jump | Sealed | Adopted | Aborted,

@@ -33,7 +33,16 @@ from horizon.hive.journal import (
     tail_hash_at,
 )
 from horizon.hive.layout import archive_dir, live_name, live_path
-from horizon.hive.manifest import Clamps, Jump, Late, Manifest, Record, Rotated
+from horizon.hive.manifest import (
+    Clamps,
+    Jump,
+    Late,
+    Manifest,
+    Record,
+    Rotated,
+    gone_rotations,
+    live_ino,
+)
 from horizon.hive.rotation import read_offset
 
 CLOCK_SKEW_S = 300.0
@@ -176,14 +185,7 @@ class JournalReader:
         lines are lost, but their seqs stay theirs, so later lines keep the seqs every
         reader gives them. Not a rotation whose file is still the live journal."""
         present = {name for name, _ in self._segments()}
-        try:
-            live_ino: int | None = os.stat(live_path(self.window, self.bee),
-                                           follow_symlinks=False).st_ino
-        except FileNotFoundError:
-            live_ino = None
-        gone = sorted((rotated for name, rotated in self.manifest.rotated.items()
-                       if name not in present and rotated.ino != live_ino),
-                      key=lambda rotated: rotated.segment)
+        gone = gone_rotations(self.manifest, present, live_ino(self.window, self.bee))
         if gone:
             names = {rotated.segment for rotated in gone}
             self._reserved = [late for late in self._reserved if late.segment not in names]
