@@ -13,7 +13,8 @@ from typing import Any
 
 from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import UserError
-from horizon.cli.status import bee_files_report, bee_notes, hive_report, served_hives
+from horizon.cli.status import bee_files_report, hive_report, served_hives
+from horizon.cli.status_text import bee_notes
 from horizon.cli.top_metrics import Metrics, metrics_url
 from horizon.cli.top_screen import HiveHeader, HiveView
 from horizon.cli.top_view import BeeRow, Zone, rate
