@@ -67,15 +67,23 @@ def epilog(examples: Sequence[str], exits: Mapping[int, str]) -> str:
 
 class Commands:
     """Adds subcommands that all take --config and carry a description, examples and their
-    exit codes."""
+    exit codes.
 
-    def __init__(self, parser: argparse.ArgumentParser, common: argparse.ArgumentParser):
+    `only`: the command being run. The others get a bare parser, so a command's start does
+    not pay for wrapping every other command's help (`horizon --help` passes None).
+    """
+
+    def __init__(self, parser: argparse.ArgumentParser, common: argparse.ArgumentParser,
+                 only: str | None = None):
         self.common = common
+        self.only = only
         self.actions = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                              title="commands")
 
     def add(self, name: str, summary: str, description: str, examples: Sequence[str],
             exits: Mapping[int, str]) -> argparse.ArgumentParser:
+        if self.only is not None and name != self.only:
+            return self.actions.add_parser(name, help=summary, add_help=False)
         return self.actions.add_parser(
             name, parents=[self.common], help=summary,
             description=filled(f"{summary[0].upper()}{summary[1:]}.\n\n{description}"),

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-
-import argcomplete
 
 from horizon import __version__
 from horizon.cli.arguments import (
@@ -46,7 +45,8 @@ exit codes:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; `only` names the command being run (the others are left bare)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
                         help="the global config.json (default: $HORIZON_CONFIG, then "
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="version", version=f"horizon {__version__}",
                         help="print the version and exit")
-    commands = Commands(parser, common)
+    commands = Commands(parser, common, only)
     _view_commands(commands)
     _recall_commands(commands)
     _hive_commands(commands)
@@ -427,10 +427,22 @@ def _with_extra(module: str, extra: str, what: str
     return run
 
 
+def _command_named(argv: Sequence[str] | None) -> str | None:
+    """The command a command line runs, when its first word past the options names one."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    while words and words[0].startswith("-"):
+        # --config takes a value: `horizon --config PATH render ...`
+        words = words[2:] if words[0] == "--config" else words[1:]
+    known = {*_COMMANDS, "mcp", "serve"}
+    return words[0] if words and words[0] in known else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    # Answers the shell's completion request and exits when one is in the environment.
-    argcomplete.autocomplete(parser)
+    completing = "_ARGCOMPLETE" in os.environ
+    parser = build_parser(None if completing else _command_named(argv))
+    if completing:  # the shell asks for completions: answer and exit
+        import argcomplete
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     if not hasattr(args, "config"):
         args.config = None

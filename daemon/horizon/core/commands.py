@@ -9,6 +9,7 @@ import json
 import re
 import shlex
 
+from horizon.core.patterns import Pattern
 from horizon.core.text import flatten
 
 COMMAND_CHARS = 200  # of a command, what keys and shows it
@@ -56,7 +57,7 @@ _LAUNCHERS = frozenset(["sudo", "time", "nice", "nohup", "env", "command", "exec
 _RUN_LAUNCHERS = {"uv": "run", "poetry": "run", "pipenv": "run", "hatch": "run",
                   "pdm": "run", "rye": "run", "bundle": "exec", "pnpm": "exec",
                   "yarn": "dlx"}
-_DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
+_DURATION = Pattern(r"^\d+(?:\.\d+)?[smhd]?$")
 _SHELL_WORDS = ("bash", "shell", "terminal", "command", "exec", "run", "cmd", "console")
 _SHELLS = frozenset(["bash", "sh", "zsh", "dash", "fish", "ksh"])
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from horizon.core.patterns import Pattern
 from horizon.core.statements import STATEMENT_CHARS, WORD, fold_case, prose, sentences
 from horizon.core.text import flatten
 from horizon.core.tickets import ticket_names
@@ -25,7 +26,7 @@ DECISIONS_PER_TEXT = 3
 # plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
 _NAMED = r"(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
 _ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
-_DECISION = re.compile(
+_DECISION = Pattern(
     r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
     r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
     r"it's\s+decided\b|settl(?:ed|ing)\s+on\b|standardi[sz](?:e|ed|ing)\s+on\b|"
@@ -70,7 +71,7 @@ _DECISION_CUES = (
     "reviens", "revenir", "en fait", "au lieu", "plutôt", "abandon", "convient",
     "remplac")
 # "Ce sera xxhash", "sharp l'emporte": a choice when what is chosen is no common word.
-_CHOSEN = re.compile(
+_CHOSEN = Pattern(
     r"\bce\s+sera\s+(?:du\s+|de\s+la\s+|le\s+|la\s+|les\s+|l'|un\s+|une\s+)?"
     r"(?P<after>[\w.+#`-]+)|(?P<before>[\w.+#`-]+)\s+(?:l'emporte|wins|gagne)\b|"
     r"\b(?:va\s+pour|on\s+part\s+sur|nous\s+partons\s+sur)\s+"
@@ -85,33 +86,33 @@ _COMMON = frozenset([
     "same", "it", "this", "that", "there", "cas", "fois", "moment", "temps", "tout",
     "rien", "chose", "différent", "pire", "meilleur",
 ])
-_DECISION_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?])$")
-_UNDECIDED = re.compile(r"\b(?:no\s+decision|not\s+(?:yet\s+)?decided|undecided|"
+_DECISION_END = Pattern(r"(?<=[.!?])\s+|(?<=[.!?])$")
+_UNDECIDED = Pattern(r"\b(?:no\s+decision|not\s+(?:yet\s+)?decided|undecided|"
                         r"haven't\s+decided|pas\s+(?:encore\s+)?(?:de\s+)?décid|"
                         r"aucune\s+décision|rien\s+de\s+décidé)", re.IGNORECASE)
 # What says a decision undoes the one just before it, without naming what it undoes.
-_REVERSAL = re.compile(
+_REVERSAL = Pattern(
     r"\b(?:change\s+of\s+plans?|changed\s+my\s+mind|scratch\s+that|on\s+second\s+thoughts?|"
     r"actually,?\s+(?:no|let's\s+not|scratch)|revers(?:e|es|ed|ing)\s+(?:that|this|it|the\s+"
     r"(?:earlier|previous|last))|reconsider(?:ed|ing)?\s+(?:that|this)|en\s+fait,?\s+non|"
     r"finalement,?\s+non|(?:je\s+)?reviens\s+sur\s+(?:ce|mon|notre)\s+choix|"
     r"changement\s+de\s+plan)", re.IGNORECASE)
-_DROPPED = re.compile(
+_DROPPED = Pattern(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
     r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"
     r"let's\s+not\s+(?:use|bring\s+in|go\s+with)|"
     r"(?:reviens|revenir)\s+sur(?:\s+le\s+choix\s+d[eu'])?)\s+"
     r"(?:the\s+|l[ae']\s*|les\s+)?([\w.+#-]+(?:\s+[\w.+#-]+)?)", re.IGNORECASE)
-_WAS_WRONG = re.compile(
+_WAS_WRONG = Pattern(
     r"([\w.+#-]+)\s+(?:was|is)\s+(?:the\s+)?(?:wrong|overkill|too\s+\w+|a\s+mistake)|"
     r"([\w.+#-]+)\s+(?:n'était|n'est)\s+pas\s+le\s+bon|([\w.+#-]+)\s+is\s+gone",
     re.IGNORECASE)
 # Sentences that report what someone else decided, or quote them.
-_REPORTED = re.compile(r"\b(?:you\s+(?:decided|want|asked|said|chose)|tu\s+(?:as|veux)|"
+_REPORTED = Pattern(r"\b(?:you\s+(?:decided|want|asked|said|chose)|tu\s+(?:as|veux)|"
                        r"vous\s+(?:avez|voulez))\b", re.IGNORECASE)
-_HEADING = re.compile(r"^\W*(?:key\s+)?decisions?\W*$|^\W*décisions?\W*$", re.IGNORECASE)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_HEADING = Pattern(r"^\W*(?:key\s+)?decisions?\W*$|^\W*décisions?\W*$", re.IGNORECASE)
+_LIST_ITEM = Pattern(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 
 _STOP = frozenset([
     "the", "a", "an", "and", "or", "for", "of", "to", "in", "on", "at", "by", "with",
@@ -151,9 +152,9 @@ _STOP = frozenset([
     "prend", "prends", "pris", "abandon", "remplace", "remplacer", "convient", "fait",
     "non", "bon", "next", "step", "today", "add", "test", "tests",
 ])
-_CLITIC = re.compile(r"(?:'ll|'re|'ve|'s|'d|'m|n't)$")
-_ELISION = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t)'")
-_REASON = re.compile(r"\s*(?:;|—|–|\bcar\b|\bbecause\b|\bsince\b|\bpuisque\b|"
+_CLITIC = Pattern(r"(?:'ll|'re|'ve|'s|'d|'m|n't)$")
+_ELISION = Pattern(r"^(?:l|d|j|qu|n|s|c|m|t)'")
+_REASON = Pattern(r"\s*(?:;|—|–|\bcar\b|\bbecause\b|\bsince\b|\bpuisque\b|"
                      r"\bparce\s+que\b|\bso\s+that\b|\bpour\s+que\b|,\s+so\b)\s*",
                      re.IGNORECASE)
 
@@ -217,7 +218,7 @@ def _stem(word: str) -> str:
     return word[:5]
 
 
-_PATHS = re.compile(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
+_PATHS = Pattern(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
 
 
 def _words(text: str) -> set[str]:

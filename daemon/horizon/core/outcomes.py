@@ -10,40 +10,41 @@ from __future__ import annotations
 import re
 
 from horizon.core.commands import program_words, shell_words, unwrapped
+from horizon.core.patterns import Pattern
 
 TAIL_CHARS = 4096  # of an output, where its verdict is
 VERDICT_LINES = 12  # the last non-blank lines of an output that may hold its verdict
 
 # Tools whose answer is prose (a subagent's report), not an output with a verdict.
 _PROSE_TOOLS = frozenset(["task", "agent", "subagent", "dispatch_agent", "exitplanmode"])
-_FAILURE_WORDS = re.compile(
+_FAILURE_WORDS = Pattern(
     r"\b(?:errors?|erreurs?|échecs?|échoué|échouée?s?|failed|failures?|fails|fail|"
     r"exception|traceback|fatal|panic(?:ked)?|denied|refusé|introuvable|not found|aborted|"
     r"segmentation fault|no such file or directory|command not found)\b"
     r"|error(?=:)|^\w*error\b|\berr!", re.IGNORECASE)
 # What says a count of failures is nothing: "0 failed", "no errors", "Failed: 0".
-_NO_FAILURE = re.compile(
+_NO_FAILURE = Pattern(
     r"\b(?:0|zero|no|without|aucune?|sans|pas d')\s+(?:\w+\s+)?(?:errors?|erreurs?|"
     r"failures?|failed|fails?|issues?|échecs?|problems?)\b|\b(?:errors?|failures?|failed|"
     r"fails?|erreurs?)\s*[:=]\s*0\b|\b0\s+remaining\b", re.IGNORECASE)
 # A line that says it failed wherever it stands in the tail (go's FAIL of one package,
 # Maven's BUILD FAILURE above its timing lines, a count of failures above a count of
 # passes).
-_FAILED_LINE = re.compile(
+_FAILED_LINE = Pattern(
     r"^(?:FAIL\b|FAILED\b|--- FAIL|make(?:\[\d+\])?: \*\*\*|(?:\[\w+\]\s+)?BUILD FAIL|"
     r"✗|✕)|panicked at|\b[1-9]\d*\s+(?i:failed|failing|failures?|errors?)\b"
     r"|\b(?:Failed|FAILED)\s*$|(?i:would reformat|would be reformatted|no tests ran|"
     r"code style issues found)|Tests?:.*\b[1-9]\d*\s+failed")
-_SUCCESS_WORDS = re.compile(
+_SUCCESS_WORDS = Pattern(
     r"\b(?:passed|passing|pass|ok|success(?:ful(?:ly)?)?|succeeded|all checks passed|"
     r"réussis?|réussi(?:e|es)?|succès|no issues found|test result: ok|up to date)\b|✓|✔",
     re.IGNORECASE)
-_EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: status| code)?|returned(?: code)?|"
+_EXIT = Pattern(r"\b(?:exit(?:ed)?(?: with)?(?: status| code)?|returned(?: code)?|"
                    r"code de sortie)\s*:?\s*(-?\d+)\b", re.IGNORECASE)
 # Within a line, what names things rather than saying how it went: paths, quoted text (a
 # commit message), identifiers.
-_NAMES = re.compile(r"(?<!\S)\S*[/\\]\S*|[\w-]+\.\w{1,6}\b|\"[^\"]*\"|'[^']*'|`[^`]*`|\w+_\w+")
-_GIT_FAILED = re.compile(r"^(?:error:|fatal:|CONFLICT|! \[rejected\]|Automatic merge failed|"
+_NAMES = Pattern(r"(?<!\S)\S*[/\\]\S*|[\w-]+\.\w{1,6}\b|\"[^\"]*\"|'[^']*'|`[^`]*`|\w+_\w+")
+_GIT_FAILED = Pattern(r"^(?:error:|fatal:|CONFLICT|! \[rejected\]|Automatic merge failed|"
                          r"hint: Updates were rejected)", re.MULTILINE)
 
 

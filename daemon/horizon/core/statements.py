@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import re
 
+from horizon.core.patterns import Pattern
 from horizon.core.text import flatten
 
 STATEMENT_CHARS = 240  # of a sentence, what a record keeps
 
-WORD = re.compile(r"[\w'’-]+|[?]", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])$")
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
-_QUOTED = re.compile(r'"[^"\n]{0,200}"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|`[^`\n]{0,200}`')
+WORD = Pattern(r"[\w'’-]+|[?]", re.UNICODE)
+_SENTENCE_END = Pattern(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])$")
+_FENCE = Pattern(r"```.*?(?:```|\Z)", re.DOTALL)
+_QUOTE_LINE = Pattern(r"^\s*>.*$", re.MULTILINE)
+_QUOTED = Pattern(r'"[^"\n]{0,200}"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|`[^`\n]{0,200}`')
 
 
 def fold_case(text: str) -> str:
@@ -106,26 +107,26 @@ _INTENT = (
     r"|je\s+(?:compte|dois|veux|prévois\s+de|m'apprête\s+à)\s+"
     r"|il\s+(?:me\s+)?reste\s+à\s+|(?:je|on)\s+passe\s+(?:maintenant\s+)?(?:à|au|aux)\s+"
     r"|je\s+m'(?:attaque|occupe|occuperai)\s+(?:maintenant\s+)?(?:à|au|aux|de|du|des|d')\s*")
-_STEP = re.compile(r"(?:^|(?<=[\s(\-–—*_>:;,]))(?:(?P<marker>" + _MARKER + r")|(?P<intent>"
+_STEP = Pattern(r"(?:^|(?<=[\s(\-–—*_>:;,]))(?:(?P<marker>" + _MARKER + r")|(?P<intent>"
                    + _INTENT + r"))(?P<step>[^\n]*)", re.IGNORECASE)
-_TALK = re.compile(
+_TALK = Pattern(
     r"^(?:know|explain|summari[sz]e|recap|clarify|be\b|note|mention|point|say|admit|leave|"
     r"wait|show\s+you|walk\s+you|tell|describe|repeat|stress|emphasi[sz]e|confirm\s+that|"
     r"être|dire|attendre|avouer|préciser|noter|expliquer|résumer|rappeler|souligner|"
     r"signaler|t'expliquer)", re.IGNORECASE)
 # An offer or an abandoned plan states no step.
-_NOT_A_PLAN = re.compile(
+_NOT_A_PLAN = Pattern(
     r"\b(?:if\s+you\s+(?:want|'d\s+like|like|prefer|need)|if\s+needed|was\s+going\s+to|"
     r"were\s+going\s+to|si\s+(?:tu\s+veux|vous\s+voulez|besoin)|j'allais)\b",
     re.IGNORECASE)
-_HEADING = re.compile(
+_HEADING = Pattern(
     r"^\W*(?:(?:the\s+|my\s+)?next\s+steps?|(?:here's\s+)?(?:my\s+|the\s+)?plan|"
     r"remaining(?:\s+work)?|what's\s+left|to\s*do|todo|prochaines?\s+étapes?|"
     r"étapes?\s+suivantes?|reste\s+à\s+faire|à\s+faire|la\s+suite)\W*$", re.IGNORECASE)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:\[[ x]\])?\s*")
-_UNCHECKED = re.compile(r"^\s*(?:[-*+]\s*)?\[ \]\s+(.+)")
-_STEP_END = re.compile(r"(?<=[.!?])\s|\s[—–]\s|$")
-_LEAD = re.compile(r"^(?:i(?:'ll|\s+will)|let\s+me|we(?:'ll|\s+will))\s+", re.IGNORECASE)
+_LIST_ITEM = Pattern(r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:\[[ x]\])?\s*")
+_UNCHECKED = Pattern(r"^\s*(?:[-*+]\s*)?\[ \]\s+(.+)")
+_STEP_END = Pattern(r"(?<=[.!?])\s|\s[—–]\s|$")
+_LEAD = Pattern(r"^(?:i(?:'ll|\s+will)|let\s+me|we(?:'ll|\s+will))\s+", re.IGNORECASE)
 
 
 def stated_step(text: str) -> str | None:
@@ -153,7 +154,7 @@ def stated_step(text: str) -> str | None:
     return step
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = Pattern(
     r"^(?:tbd|tba|tbc|none|nothing|n/a|na|—|-|\?+|rien|aucune?|pas\s+encore|à\s+définir|"
     r"à\s+voir|to\s+be\s+(?:decided|defined|determined))\b", re.IGNORECASE)
 
@@ -201,7 +202,7 @@ _FILLER_WORDS = frozenset([
 ])
 # The operator's words are read folded to lower case (`fold_case`), by lower-case patterns:
 # three times faster than patterns that ignore case.
-_RULE = re.compile(
+_RULE = Pattern(
     # One branch per way of starting, each with its words: a regex tries every top-level
     # branch at every position, so fewer branches read faster.
     r"\b(?:(?:always|never|don't|do\s+not|must(?:n't)?|from\s+now\s+on|at\s+all\s+times|"
@@ -233,11 +234,11 @@ _RULE = re.compile(
     r"were|have|'ve|get|got|find|finish|finished|complete|can|could|need|want|see|as|auras|"
     r"es|seras|avez|aurez|êtes|trouves|finis|termines|pourras|peux|veux|vois)\b)[\w'-]+\s"
     r"|(?:if|si)\s+(?:(?:you|tu|vous)\s+[\w'-]+\s+)?(?:a|an|any|un|une|des|n'importe)\s)")
-_INTERJECTION = re.compile(
+_INTERJECTION = Pattern(
     r"^(?:(?:hey|hi|hello|ok|okay|so|also|alright|well|now|great|thanks|perfect|btw|"
     r"and|then|bon|salut|alors|bien|et|aussi|merci(?!\s+de)|parfait|super|du\s+coup|ensuite|"
     r"maintenant|puis)\b[\s,.!:;-]*)+")
-_ASKING = re.compile(
+_ASKING = Pattern(
     r"\b(?:please|pls|kindly|can\s+you|could\s+you|would\s+you|will\s+you|can\s+we|"
     r"could\s+we|i\s+need\s+you\s+to|i\s+want\s+you\s+to|i'd\s+like\s+you\s+to|"
     r"we\s+need\s+to|we\s+should|you\s+should|you\s+need\s+to|go\s+ahead\s+and|"
@@ -249,7 +250,7 @@ _ASKING = re.compile(
     r"pense\s+à|n'oublie\s+pas\s+de|j'aimerais\s+que\s+tu|je\s+voudrais\s+que\s+tu|"
     r"when\s+you(?:'re|\s+are)\s+done|once\s+you(?:'re|\s+are)\s+done|"
     r"quand\s+tu\s+(?:as|auras)\s+fini|une\s+fois\s+(?:que\s+)?(?:c'est|tu\s+as)\s+fini)\b")
-_IMPERATIVE = re.compile(
+_IMPERATIVE = Pattern(
     r"^(?:add|fix|implement|port|write|update|remove|delete|rename|refactor|move|check|look|"
     r"investigate|run|test|make|create|build|review|merge|deploy|release|document|change|"
     r"switch|start|finish|open|handle|support|migrate|convert|clean|bump|revert|try|"

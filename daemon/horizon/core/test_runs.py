@@ -9,6 +9,7 @@ import re
 
 from horizon.core.commands import program_words, simple_commands, unwrapped
 from horizon.core.outcomes import TAIL_CHARS
+from horizon.core.patterns import Pattern
 
 # A test runner, by its first words (after launchers): what family its runs are of (a
 # whole-suite run resolves the failures of its family: `npm test` runs vitest), and the
@@ -46,7 +47,7 @@ _RUNNERS_BY_PROGRAM: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 for _runner, _family in _TEST_RUNNERS:
     _RUNNERS_BY_PROGRAM.setdefault(_runner[0], []).append((_runner, _family))
 # Script names that run tests (`npm run test:unit`, `./gradlew :app:test`, `mvn -q test`).
-_TEST_SCRIPT = re.compile(r"^(?::?[\w-]+:)?tests?(?::[\w-]+)?$|^test[\w:-]*$")
+_TEST_SCRIPT = Pattern(r"^(?::?[\w-]+:)?tests?(?::[\w-]+)?$|^test[\w:-]*$")
 # Options that narrow a test run to some tests without naming their files.
 _FILTERS = frozenset(["-k", "-m", "--deselect", "--ff", "-run", "--run", "-t",
                       "--testNamePattern", "-g", "--grep", "--filter", "--only", "-E", "--exact",
@@ -60,10 +61,10 @@ _VALUED = frozenset(["-n", "--numprocesses", "-c", "--config", "--rootdir", "--t
                      "--reporter", "-r", "--cov", "--junitxml", "-o", "--features", "--target",
                      "--count", "--parallel", "-P", "-f", "--workers", "--shard", "-w"])
 # A failing test named in an output (pytest, jest, vitest, mocha), with its node.
-_FAILED_TEST = re.compile(
+_FAILED_TEST = Pattern(
     r"^\s*(?:FAILED|FAIL|ERROR|✗|✕|×)\s+([\w./@+-]+\.\w{1,6})(?![\w/])(::\S+)?",
     re.MULTILINE)
-_PATH_LIKE = re.compile(r"[/\\]|\.\w{1,6}$|::")
+_PATH_LIKE = Pattern(r"[/\\]|\.\w{1,6}$|::")
 
 
 class TestRun:

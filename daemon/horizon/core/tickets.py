@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import re
 
+from horizon.core.patterns import Pattern
 from horizon.core.statements import WORD, fold_case, sentence_spans, unquoted
 
 TICKETS_PER_TEXT = 8
 MENTIONS, OPENS, CLOSES = 0, 1, 2
 
 # `ABC-12` (capitals: `pytest-8` is a version), `ticket 42`, `issue #7`, `PR #9`, `#5845`.
-_TICKET = re.compile(
+_TICKET = Pattern(
     r"(?<![\w-])([A-Z][A-Z0-9]{1,9}-\d{1,6})(?![\w-])"
     r"|\b(?i:ticket|issue|bug|task|tâche|pr|pull request|story|incident)\s+"
     r"(?:#(\d{1,6})|(\d{2,6}))\b"
@@ -33,28 +34,28 @@ _NOT_TICKETS = frozenset([
     "HSL", "IEEE", "ASCII", "LATIN", "CWE", "GHSA", "OWASP", "CSS", "HTML", "JS", "TS",
     "ISO8859", "BASE",
 ])
-_CAPS_DASH_DIGIT = re.compile(r"[A-Z0-9]-\d")
+_CAPS_DASH_DIGIT = Pattern(r"[A-Z0-9]-\d")
 _TICKET_WORDS = ("ticket", "issue", "bug", "task", "tâche", "pr ", "pull request", "story",
                  "incident")
-_CLAUSE = re.compile(r",|\s[—–]\s|\(|\)")
+_CLAUSE = Pattern(r",|\s[—–]\s|\(|\)")
 
-_CLOSING = re.compile(
+_CLOSING = Pattern(
     r"^(?:closed|closes|closing|close|fixed|fixes|resolved|resolves|done|merged|merges|"
     r"wraps|wrapped|shipped|completed|complete|finished|landed|released|deployed|"
     r"delivered|solved|ferm[ée]e?s?|fermons|clos|clôturée?s?|clôt|clôture|résolue?s?|"
     r"terminée?s?|corrigée?s?|livrée?s?|finie?s?|fusionnée?s?|réglée?s?|déployée?s?|"
     r"bouclée?s?|soldée?s?|mergée?s?)$", re.IGNORECASE)
-_CHECKED = re.compile(r"[✅✔☑]")
-_CLOSED_PHRASE = re.compile(
+_CHECKED = Pattern(r"[✅✔☑]")
+_CLOSED_PHRASE = Pattern(
     r"\bwon't\s+fix\b|\bwontfix\b|\bnot\s+planned\b|\b(?:is|now|went|est)\s+live\b|"
     r"\b(?:in|to|into|en)\s+prod(?:uction)?\b|\ball\s+set\b|\bc'est\s+(?:fait|bon|réglé)\b|"
     r"\b(?:ticket|issue|bug)\s+(?:is\s+|est\s+)?(?:closed|done|resolved|fixed|fermé|clos)\b",
     re.IGNORECASE)
-_ELISION = re.compile(r"^(?:l|d|j|qu|s|c|m|t)'")
-_NOW_ON = re.compile(r"\b(?:now|next)\s+(?:on|onto)\b|\bi'm\s+on\b|\bje\s+suis\s+sur\b",
+_ELISION = Pattern(r"^(?:l|d|j|qu|s|c|m|t)'")
+_NOW_ON = Pattern(r"\b(?:now|next)\s+(?:on|onto)\b|\bi'm\s+on\b|\bje\s+suis\s+sur\b",
                      re.IGNORECASE)
 # Words that start or carry on the work on a ticket (parking it keeps it in flight).
-_STARTING = re.compile(
+_STARTING = Pattern(
     r"^(?:open|opened|opening|reopen|reopened|reopening|start|starting|started|begin|"
     r"beginning|began|resume|resuming|resumed|working|work|picking|pick|picked|take|"
     r"taking|took|tackle|tackling|investigate|investigating|digging|dig|looking|back|"
@@ -68,15 +69,15 @@ _STARTING = re.compile(
     r"regarder|occuper|still|toujours|review|reviewing|revue|attends|attendre|reverted|"
     r"failing|échec|progress|wip)$", re.IGNORECASE)
 # What an operator says of a ticket that is not a request to work on it.
-_HANDS_OFF = re.compile(
+_HANDS_OFF = Pattern(
     r"\b(?:don't|do\s+not|never|ignore|skip|out\s+of\s+scope|not\s+ours|not\s+us|"
     r"owned\s+by|fyi|leave|drop|"
     r"ne\s+touche|pas\s+touche|laisse|ignore|hors\s+(?:périmètre|sujet)|oublie)\b",
     re.IGNORECASE)
-_REFERENCE = re.compile(
+_REFERENCE = Pattern(
     r"\b(?:see|like|similar\s+to|as\s+in|reuse|from|per|cf|voir|comme|depuis)\b\W*$",
     re.IGNORECASE)
-_ASKS = re.compile(r"\b(?:can|could|would|will)\s+you\b|\btu\s+(?:peux|pourrais)\b|"
+_ASKS = Pattern(r"\b(?:can|could|would|will)\s+you\b|\btu\s+(?:peux|pourrais)\b|"
                    r"\b(?:peux|pourrais|pouvez|pourriez)-(?:tu|vous)\b", re.IGNORECASE)
 _NEGATIONS = frozenset([
     "not", "never", "no", "nor", "without", "pas", "jamais", "non", "ni", "sans",
