@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from client import client_cost, client_rows
 from daemon_process import Daemon
 from fairness import fairness
 from journals import BEE, floor_rate, line, write_history
@@ -66,12 +67,18 @@ class Sizes:
     catch_up: int = 200_000
     bees_live: int = 1000
     live_seconds: float = 60.0
+    client_history: int = 5_000  # the view() bee: a full view, 100 lines behind
+    client_calls: int = 300
+    client_processes: int = 21  # render --fresh and python -c pass, in turns
+    client_entries: int = 5_000
+    writer_lines: int = 2_000
 
 
 SMOKE = Sizes(ingest=2_000, history=3_000, history_small=750, segment=500, bees_fresh=5,
               fresh_seconds=2.0, bees_scale=20, entries_scale=20, idle_seconds=1.0,
               flood_lines=100_000, fair_seconds=2.0, catch_up=3_000, bees_live=20,
-              live_seconds=3.0)
+              live_seconds=3.0, client_history=1_000, client_calls=20, client_processes=3,
+              client_entries=300, writer_lines=100)
 
 
 def effective() -> Effective:
@@ -414,6 +421,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             live["cpu_percent"] <= 60)
         row("6 live: daemon peak RSS (MB)", live["peak_rss_mb"], "<= 200",
             live["peak_rss_mb"] <= 200)
+    if "client" in results:
+        rows += client_rows(results["client"])
     return rows
 
 
@@ -431,6 +440,9 @@ ITEMS: dict[str, Item] = {
     "show": lambda root, sizes, runs: show_cost(root, sizes.history, sizes.segment, runs),
     "fairness": lambda root, sizes, runs: fairness(root, sizes.flood_lines, sizes.fair_seconds),
     "live": lambda root, sizes, runs: live_load(root, sizes.bees_live, sizes.live_seconds),
+    "client": lambda root, sizes, runs: client_cost(
+        root, sizes.client_history, sizes.segment, sizes.client_processes,
+        calls=sizes.client_calls, entries=sizes.client_entries, each=sizes.writer_lines),
 }
 
 

@@ -21,6 +21,9 @@ EXPECTED = {
     "6 live: oldest line's age p99 (s)", "6 live: oldest line's age max (s)",
     "6 live: lag back to 0 after the writers stop (s)", "6 live: daemon CPU (% of a core)",
     "6 live: daemon peak RSS (MB)",
+    "client: view() p99, 100 lines behind (ms)",
+    "client: render --fresh p50 over python -c pass (ms)",
+    "client: append vs raw open-append-close", "client: 8 writers, lines whole and counted",
 }
 
 
@@ -53,6 +56,10 @@ def test_the_bench_harness_runs_and_reports_every_target(tmp_path: Path) -> None
     fair = results["fairness"]
     assert fair["lines"] > 0 and fair["unseen"] == 0
     assert fair["watchdog_pings"] >= 2
+    client = results["client"]
+    assert client["view"]["behind"] == 100 and client["view"]["p99_ms"] > 0
+    assert client["render_fresh"]["render_fresh_p50_ms"] > 0
+    assert client["append"]["append_per_s"] > 0 and client["writers"]["whole"]
 
 
 def test_the_bench_runs_some_items_alone_and_reports_only_their_rows(tmp_path: Path) -> None:

@@ -158,7 +158,7 @@ def command(args: argparse.Namespace) -> int:
                 engine = BeeEngine(bee.hive, bee.name, config, bee.effective,
                                    cache=hive_cache(bee.hive, create=False), writes=False)
                 now = time.time()
-                return engine.current_view(now, now, fresh=False).text
+                return engine.current_view(now, now).text
         except UserError as error:
             raise ToolError(str(error)) from None
 

@@ -16,6 +16,7 @@ from horizon.cli.common import (
 from horizon.cli.exits import EXIT_OK
 from horizon.cli.safe_text import json_text
 from horizon.engine.bee_engine import BeeEngine
+from horizon.engine.fresh import fresh_view
 from horizon.hive.discovery import require_bee, require_hive
 from horizon.summarize.cache import hive_cache
 
@@ -35,10 +36,14 @@ def render(args: argparse.Namespace) -> int:
             effective, broken = derived_settings(config, source, hive, bee, broken_config)
             if broken is not None and broken != broken_config:  # that one was said
                 warn(f"{broken}; showing the view made with the last good settings")
-        engine = BeeEngine(hive, bee, config, effective, cache=hive_cache(hive, create=False),
-                           writes=False)
         now = args.now if args.now is not None else args.wall_now
-        view = engine.current_view(now, args.wall_now, fresh=args.fresh, sweep_at=args.now)
+        cache = hive_cache(hive, create=False)
+        if args.fresh:  # what horizon.client.view gives
+            view = fresh_view(hive, bee, config, effective, now, args.wall_now,
+                              cache=cache).view
+        else:
+            engine = BeeEngine(hive, bee, config, effective, cache=cache, writes=False)
+            view = engine.current_view(now, args.wall_now, sweep_at=args.now)
     if args.json:
         print(json_text(view.summary))
     else:

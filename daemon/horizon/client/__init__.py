@@ -5,9 +5,14 @@
                                 "question": "pytest -q", "answer": out, "ok": False,
                                 "files": ["tests/test_wind.py"]})
 
+    text = view("/srv/hive", "mia").text  # at the top of the bee's next prompt
+
 `append` writes one entry as the daemon will read it, or raises and writes nothing.
+`view` gives the view as it will be once every line appended so far is read, computed in
+memory, writing nothing. Every error either raises derives from ClientError.
 """
 
+from horizon.client.reading import InvalidSettings, UnknownBee, View, ViewUnavailable, view
 from horizon.client.writer import (
     DEFAULT_MAX_LINE_BYTES,
     ClientError,
@@ -21,4 +26,5 @@ from horizon.client.writer import (
 from horizon.core.errors import HorizonError
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "ClientError", "HorizonError", "InvalidBee",
-           "InvalidEntry", "JournalRefused", "LineTooLong", "ShortWrite", "append"]
+           "InvalidEntry", "InvalidSettings", "JournalRefused", "LineTooLong", "ShortWrite",
+           "UnknownBee", "View", "ViewUnavailable", "append", "view"]

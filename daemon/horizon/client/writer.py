@@ -6,24 +6,26 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+import time
 from collections.abc import Mapping
-from pathlib import Path
 
 import msgspec
 
 from horizon.core.entries import Rejection, decode_line
 from horizon.core.errors import HorizonError
 from horizon.core.settings import GlobalConfig
-from horizon.hive.durable import open_folder
-from horizon.hive.layout import is_bee_name, live_name, parse_journal_name, window_dir
+from horizon.hive.layout import WINDOW, is_bee_name, live_name, parse_journal_name
 
 DEFAULT_MAX_LINE_BYTES = GlobalConfig().max_line_bytes
 JOURNAL_MODE = 0o660  # the daemon, in the hive group, must read and link it
+_SETTLED_NS = 1_000_000_000
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _encoder = msgspec.json.Encoder()
 
 
 class ClientError(HorizonError):
-    """What `append` refuses: nothing was written."""
+    """What the client refuses or cannot do; `append` has then written nothing."""
 
 
 class InvalidEntry(ClientError, ValueError):
@@ -53,30 +55,32 @@ def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], 
     """Append `entry` to the bee's live journal; the bytes written (the line and its
     newline). Raises a ClientError, having written nothing, for a refused entry or
     journal."""
-    hive_path = Path(hive)
     if not is_bee_name(bee):
         raise InvalidBee(f"{bee!r} is not a bee name")
     line = encoded(entry, max_line_bytes)
-    window = window_dir(hive_path)
+    window = os.path.join(hive, WINDOW)
     try:
-        folder = open_folder(hive_path, window)
+        # The window's name only is not followed: a link there could lead out of the hive.
+        folder = os.open(window, _FOLDER)
     except OSError as error:
         raise JournalRefused(error.errno, f"{window}: {error.strerror}") from None
+    name = live_name(bee)
     try:
         _refuse_twin(folder, bee)
-        fd = _open_journal(folder, live_name(bee), window)
+        fd = _open_journal(folder, name, window)
     finally:
         os.close(folder)
     try:
         written = os.write(fd, line)
     except OSError as error:
-        raise JournalRefused(error.errno, f"{window / live_name(bee)}: {error.strerror}") \
-            from None
+        raise JournalRefused(error.errno, f"{os.path.join(window, name)}: "
+                                          f"{error.strerror}") from None
     finally:
         os.close(fd)
     if written != len(line):
-        raise ShortWrite(errno.EIO, f"{window / live_name(bee)}: {written} of {len(line)} "
-                                    "bytes written; the torn line is left as it is")
+        raise ShortWrite(errno.EIO, f"{os.path.join(window, name)}: {written} of "
+                                    f"{len(line)} bytes written; the torn line is left as "
+                                    "it is")
     return written
 
 
@@ -85,7 +89,7 @@ def encoded(entry: Mapping[str, object], max_line_bytes: int) -> bytes:
     if not isinstance(entry, Mapping):
         raise InvalidEntry(f"an entry is a JSON object, not {type(entry).__name__}")
     try:
-        line = _encoder.encode(dict(entry)) + b"\n"
+        line = _encoder.encode(entry if type(entry) is dict else dict(entry)) + b"\n"
     except (TypeError, ValueError, msgspec.EncodeError) as error:
         raise InvalidEntry(f"cannot be written as JSON: {error}") from None
     if len(line) - 1 > max_line_bytes:
@@ -102,18 +106,51 @@ def encoded(entry: Mapping[str, object], max_line_bytes: int) -> bytes:
     return line
 
 
+class _Listing:
+    """The live journals' folded names of the last window listed, kept while the folder
+    is unchanged (an entry added, removed or renamed changes its mtime): a runtime
+    appending line after line lists its window once per new file, not once per line.
+
+    A listing is kept only when the folder's mtime was a second old when it was made: a
+    file system's clock ticks coarsely, and a change in the same tick would keep the mtime.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.key: tuple[int, int, int] | None = None
+        self.bees: dict[str, set[str]] = {}  # folded name: the bees that fold to it
+
+    def twins(self, folder: int, bee: str) -> list[str]:
+        """The hive's other bees whose names fold to `bee`'s."""
+        info = os.fstat(folder)
+        key = (info.st_dev, info.st_ino, info.st_mtime_ns)
+        with self.lock:
+            if key != self.key:
+                bees: dict[str, set[str]] = {}
+                for name in os.listdir(folder):
+                    parsed = parse_journal_name(name)
+                    if parsed is not None and parsed.number is None:
+                        bees.setdefault(parsed.bee.casefold(), set()).add(parsed.bee)
+                settled = info.st_mtime_ns < time.time_ns() - _SETTLED_NS
+                self.key, self.bees = (key if settled else None), bees
+            folding = self.bees.get(bee.casefold())
+        if not folding or (len(folding) == 1 and bee in folding):
+            return []
+        return sorted(folding - {bee})
+
+
+_listing = _Listing()
+
+
 def _refuse_twin(folder: int, bee: str) -> None:
     """A bee whose name differs from one the hive has only by case is refused: on a
     case-folding file system they would share a journal."""
-    folded = bee.casefold()
-    for name in os.listdir(folder):
-        parsed = parse_journal_name(name)
-        if parsed is not None and parsed.number is None and parsed.bee != bee and (
-                parsed.bee.casefold() == folded):
-            raise InvalidBee(f"{bee!r} is the case twin of the hive's bee {parsed.bee!r}")
+    twins = _listing.twins(folder, bee)
+    if twins:
+        raise InvalidBee(f"{bee!r} is the case twin of the hive's bee {twins[0]!r}")
 
 
-def _open_journal(folder: int, name: str, window: Path) -> int:
+def _open_journal(folder: int, name: str, window: str) -> int:
     """The live journal for appending, made 0660 whatever the umask when missing; only a
     regular file, never through a link, never blocking on a FIFO."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -127,9 +164,11 @@ def _open_journal(folder: int, name: str, window: Path) -> int:
             except FileExistsError:  # another writer made it meanwhile
                 fd = os.open(name, flags, dir_fd=folder)
     except OSError as error:
-        raise JournalRefused(error.errno, f"{window / name}: {error.strerror} (a journal "
-                                          "is a regular file, never a link)") from None
+        raise JournalRefused(error.errno, f"{os.path.join(window, name)}: {error.strerror} "
+                                          "(a journal is a regular file, never a link)"
+                             ) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise JournalRefused(errno.EINVAL, f"{window / name}: not a regular file")
+        raise JournalRefused(errno.EINVAL, f"{os.path.join(window, name)}: not a regular "
+                                           "file")
     return fd

@@ -255,14 +255,14 @@ class BeeEngine:
         return state is None or state.settings_key != settings_key(
             self.effective, self.flags.read(self.hive, self.bee))
 
-    def current_view(self, now: float, read_time: float, *, fresh: bool,
+    def current_view(self, now: float, read_time: float, *,
                      sweep_at: float | None = None) -> View:
         """The view as the bee reads it (`handoff.md`'s text), computed in memory when
-        nothing usable is derived yet; `fresh` also folds in complete lines not yet read.
-        Writes nothing, whatever the engine's mode."""
+        nothing usable is derived yet (`engine.fresh` also folds in the lines not read
+        yet). Writes nothing, whatever the engine's mode."""
         state = self._loaded()
         self._settle_owed(now)
-        if state is None or fresh or self.stale():
+        if state is None or self.stale():
             # As a daemon does when it loads a state: every rotated segment is looked at
             # for late lines, sealed ones too, so the seqs are the ones it will give.
             self.late_check |= set(self._manifest().rotated)

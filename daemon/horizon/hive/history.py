@@ -35,7 +35,7 @@ KeepBlock = Callable[[int, int, bytes], bool]  # (first seq, last seq, block): a
 # What places the lines a reading numbers, besides what writers append: the live journal's
 # inode, and the manifest's rotations and adoptions. A rotation is recorded before its
 # file moves, and its end changes the live journal's inode.
-_Layout = tuple[int | None, frozenset[Rotated], frozenset[str]]
+Layout = tuple[int | None, frozenset[Rotated], frozenset[str]]
 
 
 class HistoryChanged(JournalError):
@@ -73,27 +73,27 @@ class History:
         blocks of lines `keep_block` refuses (None of their lines would be kept) are
         passed over whole. HistoryChanged, once the records are given, when the files
         moved meanwhile (what was given may be misnumbered)."""
-        layout, manifest = self._layout()
+        before, manifest = self._layout()
         try:
             reader = self.reader(Checkpoint(), keep, manifest)
             reader.keep_block = keep_block
             yield from reader
         except (JournalError, OSError):
-            self._check(layout)  # a file gone because it moved: read again
+            self._check(before)  # a file gone because it moved: read again
             raise
-        self._check(layout)
+        self._check(before)
 
     def find(self, seqs: Iterable[int]) -> tuple[dict[int, Entry | Rejection], int]:
         """The records given these seqs (a seq absent from the result: no line has it),
         and the highest seq the readings reached. HistoryChanged when the files moved
         meanwhile."""
-        layout, manifest = self._layout()
+        before, manifest = self._layout()
         try:
             found, highest = self._find(seqs, manifest)
         except (JournalError, OSError):
-            self._check(layout)
+            self._check(before)
             raise
-        self._check(layout)
+        self._check(before)
         return found, highest
 
     def _find(self, seqs: Iterable[int], manifest: Manifest
@@ -117,22 +117,11 @@ class History:
             highest = max(highest, reader.seq)
         return found, highest
 
-    def _layout(self) -> tuple[_Layout, Manifest]:
-        """Where the files are now, and the manifest: the live journal's inode is taken
-        first, so a rotation recorded before the manifest was read and finished after is
-        seen too."""
-        try:
-            live: int | None = os.stat(live_path(self.window, self.bee),
-                                       follow_symlinks=False).st_ino
-        except FileNotFoundError:
-            live = None
-        manifest = read_manifest(self.window, self.bee)
-        # Copied now: a reader adds the records it would write to the manifest it is given.
-        return (live, frozenset(manifest.rotated.values()), frozenset(manifest.adopted)
-                ), manifest
+    def _layout(self) -> tuple[Layout, Manifest]:
+        return layout(self.window, self.bee)
 
-    def _check(self, layout: _Layout) -> None:
-        if self._layout()[0] != layout:
+    def _check(self, before: Layout) -> None:
+        if layout(self.window, self.bee)[0] != before:
             raise HistoryChanged(f"{self.window}: {self.bee}'s journal was rotated while "
                                  "it was being read; read it again")
 
@@ -181,6 +170,19 @@ class History:
             return Checkpoint()
         return Checkpoint(rotated.segment, rotated.offset, rotated.seq, info.st_dev,
                           info.st_ino, tail, 0)
+
+
+def layout(window: Path, bee: str) -> tuple[Layout, Manifest]:
+    """Where the files are now, and the manifest: the live journal's inode is taken first,
+    so a rotation recorded before the manifest was read and finished after is seen too."""
+    try:
+        live: int | None = os.stat(live_path(window, bee), follow_symlinks=False).st_ino
+    except FileNotFoundError:
+        live = None
+    manifest = read_manifest(window, bee)
+    # Copied now: a reader adds the records it would write to the manifest it is given.
+    return (live, frozenset(manifest.rotated.values()), frozenset(manifest.adopted)
+            ), manifest
 
 
 def _within(seqs: set[int]) -> Keep:

@@ -67,7 +67,7 @@ class Site:
                 engine = BeeEngine(hive, bee, self.config, effective,
                                    cache=hive_cache(hive, create=False), writes=False)
                 now = time.time()
-                view = engine.current_view(now, now, fresh=False)
+                view = engine.current_view(now, now)
                 if len(self.computed) >= COMPUTED_KEPT:
                     del self.computed[next(iter(self.computed))]
                 self.computed[key] = view

@@ -1,0 +1,90 @@
+"""`view`: a bee's view as it will be once every complete line appended so far is read,
+so a runtime that appends and relaunches at once never injects a stale one."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from horizon.client.writer import ClientError
+
+
+class UnknownBee(ClientError, LookupError):
+    """The hive is not a folder, or holds no such bee (or refuses it: a bad name, a twin)."""
+
+
+class InvalidSettings(ClientError, ValueError):
+    """A settings file of the bee's cascade (config.json, horizon.toml, its bee file) is
+    one the daemon refuses."""
+
+
+class ViewUnavailable(ClientError):
+    """The files could not be read into a view: a derived state written by a newer
+    horizon, an unreadable file, a journal that is not a regular file."""
+
+
+@dataclass(frozen=True)
+class View:
+    """A view read fresh.
+
+    `source` is "disk" when handoff.md already holds exactly this text (the daemon has
+    caught up), "computed" when it exists only here so far. `behind` counts the complete
+    lines read past the daemon's derived state. `replayed` says why the whole history was
+    read instead (no derived state yet, one of another format, new settings or flags):
+    that costs a read of every line, as a rebuild does.
+    """
+
+    text: str
+    up_to: int
+    source: Literal["disk", "computed"]
+    behind: int = 0
+    replayed: str | None = None
+
+
+def view(hive: str | os.PathLike[str], bee: str, *,
+         config: str | os.PathLike[str] | None = None, now: float | None = None) -> View:
+    """The view `bee` will read once every complete line appended so far is read. Settings
+    come from `config` (else $HORIZON_CONFIG, /etc/horizon/config.json, the built-in
+    defaults) and the hive's cascade, as the daemon's do. Writes nothing, takes no lock."""
+    # The engine is imported here, not with the module: a runtime that only appends
+    # should not pay for it.
+    from horizon.core.settings import SettingsError
+    from horizon.engine.fresh import fresh_view
+    from horizon.hive.discovery import HiveError, require_bee, require_hive
+    from horizon.hive.durable import JournalError, StoreError
+    from horizon.hive.settings_files import (
+        config_path,
+        config_source,
+        effective_settings,
+        load_global,
+    )
+    from horizon.hive.store import StateTooNew
+    from horizon.summarize.cache import hive_cache
+
+    try:
+        hive_path = require_hive(os.fspath(hive))
+        require_bee(hive_path, bee)
+    except HiveError as error:
+        raise UnknownBee(str(error)) from None
+    path = config_path(os.fspath(config) if config is not None else None)
+    try:
+        if path is not None and not path.exists():
+            raise InvalidSettings(f"{path}: config file not found")
+        global_config = load_global(path)
+        effective = effective_settings(global_config, config_source(path), hive_path, bee)
+    except SettingsError as error:
+        raise InvalidSettings(str(error)) from None
+    wall = time.time()
+    try:
+        fresh = fresh_view(Path(hive_path), bee, global_config, effective,
+                           now if now is not None else wall, wall,
+                           cache=hive_cache(hive_path, create=False))
+    except (StoreError, StateTooNew, JournalError) as error:
+        raise ViewUnavailable(str(error)) from None
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        raise ViewUnavailable(f"{where}{error.strerror or error}") from None
+    return View(fresh.view.text, fresh.up_to, fresh.source, fresh.behind, fresh.replayed)
