@@ -32,7 +32,7 @@ bytecode: | $(BIN)/python
 	$(BIN)/python -m compileall -q daemon/horizon
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check daemon tests $(wildcard bench/*.py)
+	$(BIN)/ruff check daemon tests $(wildcard bench/*.py) examples
 	$(BIN)/lint-imports
 
 typecheck: $(DEV_STAMP)

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from horizon.client import (
     ClientError,
+    InvalidBee,
     InvalidSettings,
     UnknownBee,
     ViewUnavailable,
@@ -169,8 +170,13 @@ def test_a_state_of_another_format_or_older_settings_is_replayed_and_says_so(
 def test_refusals_are_client_errors_naming_what(tmp_path: Path) -> None:
     hive = new_hive(tmp_path)
     append(hive, BEE, {"ts": time.time(), "type": "task", "question": "q", "answer": "a"})
-    with pytest.raises(UnknownBee, match="unknown bee 'noe'"):
-        view(hive, "noe")
+    with pytest.raises(InvalidBee, match="not a bee name"):
+        view(hive, "../mia")
+    with pytest.raises(InvalidBee, match="case twin of the hive's bee 'mia'"):
+        view(hive, "MIA")
+    newcomer = view(hive, "noe")  # no line yet: the view of an empty history
+    assert (newcomer.up_to, newcomer.source, newcomer.replayed) == (0, "computed", NO_STATE)
+    assert newcomer.text.startswith("<!-- horizon format=1 bee=noe mode=horizon up_to=0 ")
     with pytest.raises(UnknownBee, match="hive not found"):
         view(tmp_path / "nowhere", BEE)
     broken = tmp_path / "config.json"

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from horizon.client.writer import ClientError
+from horizon.client.writer import ClientError, InvalidBee
 
 
 class UnknownBee(ClientError, LookupError):
-    """The hive is not a folder, or holds no such bee (or refuses it: a bad name, a twin)."""
+    """The hive is not a folder."""
 
 
 class InvalidSettings(ClientError, ValueError):
@@ -46,14 +46,16 @@ class View:
 
 def view(hive: str | os.PathLike[str], bee: str, *,
          config: str | os.PathLike[str] | None = None, now: float | None = None) -> View:
-    """The view `bee` will read once every complete line appended so far is read. Settings
-    come from `config` (else $HORIZON_CONFIG, /etc/horizon/config.json, the built-in
-    defaults) and the hive's cascade, as the daemon's do. Writes nothing, takes no lock."""
+    """The view `bee` will read once every complete line appended so far is read (a bee
+    with no journal yet has the view of an empty history). Settings come from `config`
+    (else $HORIZON_CONFIG, /etc/horizon/config.json, the built-in defaults) and the hive's
+    cascade, as the daemon's do. Writes nothing, takes no lock."""
     # The engine is imported here, not with the module: a runtime that only appends
     # should not pay for it.
     from horizon.core.settings import SettingsError
     from horizon.engine.fresh import fresh_view
-    from horizon.hive.discovery import HiveError, require_bee, require_hive
+    from horizon.hive.discovery import HiveError, discover, require_hive
+    from horizon.hive.layout import is_bee_name
     from horizon.hive.durable import JournalError, StoreError
     from horizon.hive.settings_files import (
         config_path,
@@ -64,11 +66,20 @@ def view(hive: str | os.PathLike[str], bee: str, *,
     from horizon.hive.store import StateTooNew
     from horizon.summarize.cache import hive_cache
 
+    if not is_bee_name(bee):
+        raise InvalidBee(f"{bee!r} is not a bee name")
     try:
         hive_path = require_hive(os.fspath(hive))
-        require_bee(hive_path, bee)
+        bees, problems = discover(hive_path)
     except HiveError as error:
         raise UnknownBee(str(error)) from None
+    if bee not in bees:
+        refused = [problem for problem in problems if f"bee {bee!r}" in problem]
+        if refused:
+            raise InvalidBee(refused[0])  # a case twin, a journal that is no regular file
+        twins = [other for other in bees if other.casefold() == bee.casefold()]
+        if twins:
+            raise InvalidBee(f"{bee!r} is the case twin of the hive's bee {twins[0]!r}")
     path = config_path(os.fspath(config) if config is not None else None)
     try:
         if path is not None and not path.exists():
