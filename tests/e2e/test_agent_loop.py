@@ -55,7 +55,7 @@ class ScriptedModel:
         model = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if self.path != "/v1/chat/completions" or body.get("model") != MODEL:
                     model.problems.append(f"{self.path} {body.get('model')}")

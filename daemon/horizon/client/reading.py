@@ -55,8 +55,8 @@ def view(hive: str | os.PathLike[str], bee: str, *,
     from horizon.core.settings import SettingsError
     from horizon.engine.fresh import fresh_view
     from horizon.hive.discovery import HiveError, discover, require_hive
-    from horizon.hive.layout import is_bee_name
     from horizon.hive.durable import JournalError, StoreError
+    from horizon.hive.layout import is_bee_name
     from horizon.hive.settings_files import (
         config_path,
         config_source,
