@@ -59,7 +59,7 @@ browser:
 			apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	fi
 
-# The pure core alone: seconds, no daemon, no subprocess.
+# The pure core alone: no daemon, no subprocess; its property tests take a minute or two.
 unit: $(DEV_STAMP)
 	$(BIN)/pytest -n 2 tests/unit
 

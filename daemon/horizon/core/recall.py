@@ -27,8 +27,8 @@ _ESCAPABLE = frozenset('"\\/')
 
 # Combining marks (canonical combining class other than 0), dropped by one pass of the
 # regex engine: a character at a time in Python cost a string object per character of the
-# decomposition, which a hostile line makes 18 times its length (U+FDFA): a 4 MiB line
-# took 20 s and 1.9 GB.
+# decomposition, which a hostile line makes 18 times its length (U+FDFA): a line of
+# max_line_bytes took seconds and gigabytes.
 _COMBINING = regex.compile(r"\P{ccc=0}+")
 _FIND_CHUNK = 4096  # characters folded at once while finding where a match starts
 

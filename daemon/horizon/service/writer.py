@@ -21,9 +21,9 @@ from horizon.engine.stepping import Commit
 from horizon.hive.durable import StoreError
 
 # One thread: with several, their system calls and fsyncs fought the loop for the
-# interpreter's lock, and a busy hive's daemon spent more CPU waiting than writing (68 %
-# of a core against 41 % under a thousand bees). Commits waiting for a bee are merged, so
-# one thread keeps up with a slow disk by writing each bee less often, not later.
+# interpreter's lock, and a busy hive's daemon spent more CPU waiting than writing (ADR
+# 0004 has the figures). Commits waiting for a bee are merged, so one thread keeps up with
+# a slow disk by writing each bee less often, not later.
 WRITER_THREADS = 1
 
 Done = Callable[[Commit, "str | None"], None]  # the commit, and why it failed (None: written)

@@ -50,8 +50,8 @@ class Site:
     broken_config: str | None
     hives: tuple[Path, ...]
     # A bee with nothing derived has its view computed from its whole history: once per
-    # history and settings, one at a time, not once per request (40 requests of a large
-    # history took 330 MB and a core).
+    # history and settings, one at a time, not once per request (requests arriving
+    # together each held a whole history in memory and a core busy).
     computed: dict[tuple[object, ...], View] = field(default_factory=dict, compare=False)
     computing: threading.Lock = field(default_factory=threading.Lock, compare=False)
 
