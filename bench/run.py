@@ -37,9 +37,9 @@ from live import live_load
 from recall import search_cost, show_cost
 
 from horizon.core.deferred import Deferred
-from horizon.core.ingest import apply
+from horizon.core.ingest import Stepper
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
-from horizon.core.zone_state import Zones
+from horizon.core.zone_state import Changes, Zones
 from horizon.core.zones import settle
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import context
@@ -143,7 +143,10 @@ def zones_us_per_entry(window: Path) -> float:
     ctx = context(BEE, effective(), time.time(), deferred=Deferred())
     start = time.perf_counter()
     zones = Zones()
-    apply(zones, records, ctx)
+    stepper = Stepper(zones, ctx, Changes())
+    for record in records:
+        stepper.add(record)
+    stepper.flush()
     settle(zones, ctx)
     return (time.perf_counter() - start) * 1e6 / len(records)
 

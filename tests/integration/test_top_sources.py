@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from horizon.cli.status import bee_report
+from horizon.cli.status import bee_files_report, with_beat
 from horizon.cli.top_data import Reports
 from horizon.cli.top_metrics import Metrics as Scraper
 from horizon.core.settings import GlobalConfig
@@ -33,7 +33,8 @@ def test_an_unchanged_bee_s_report_is_remembered_and_a_change_makes_it_again(
     try:
         reports = Reports(GlobalConfig(), "config.json", None)
         first = reports(hive, BEE)
-        assert first == bee_report(hive, BEE, GlobalConfig(), "config.json", None)
+        assert first == with_beat(bee_files_report(hive, BEE, GlobalConfig(), "config.json"),
+                                  None)
         assert reports(hive, BEE) is first, "nothing changed: nothing made again"
 
         with (hive / "window" / f"{BEE}-messages.jsonl").open("ab") as out:

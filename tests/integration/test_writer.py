@@ -38,7 +38,7 @@ def new_hive(tmp_path: Path) -> Path:
 def test_a_bees_commits_land_in_the_order_its_passes_made_them(tmp_path: Path) -> None:
     hive = new_hive(tmp_path)
     told = Told()
-    writer = Writer(told, threads=4)
+    writer = Writer(told)
     for number in range(1, 41):
         for bee in ("a", "b", "c"):
             writer.submit((hive, bee), commit(hive, bee, number))
@@ -54,7 +54,7 @@ def test_a_bees_commits_land_in_the_order_its_passes_made_them(tmp_path: Path) -
 def test_a_failure_drops_what_follows_until_the_bee_is_reset(tmp_path: Path) -> None:
     hive = new_hive(tmp_path)
     told = Told()
-    writer = Writer(told, threads=2)
+    writer = Writer(told)
     key = (hive, "a")
     writer.submit(key, commit(hive, "a", 1))
     writer.wait(key)

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from horizon.core.deferred import QUOTES_HELD, Deferred
 from horizon.core.entries import Entry
-from horizon.core.ingest import apply
 from horizon.core.records import RECORD_SPAN
 from horizon.core.settings import HorizonSettings
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context, Zones
 from horizon.core.zones import settle, sweep
+from tests.unit.ingesting import apply
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
 BEE = "mia"

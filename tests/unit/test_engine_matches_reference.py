@@ -19,7 +19,6 @@ from horizon.core.blocks import (
     notice,
 )
 from horizon.core.entries import INSTANT_CHARS, LATEST, Entry, format_instant
-from horizon.core.ingest import apply
 from horizon.core.labels import ENGLISH, FRENCH, Labels
 from horizon.core.recit import Line, Quote, Recit, bound_recit, recit_size, render_recit
 from horizon.core.settings import HorizonSettings
@@ -29,6 +28,7 @@ from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zone_state import Context, Zones
 from horizon.core.zones import content_hash, sweep
 from horizon.summarize.cached import CachedSummarizer
+from tests.unit.ingesting import apply
 from tests.unit.reference import Reference, reference_bound, reference_hash, reference_paths
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from horizon.core.blocks import Item
 from horizon.core.folds import compose_recit
-from horizon.core.ingest import apply
 from horizon.core.labels import ENGLISH, FRENCH, Labels
 from horizon.core.recit import (
     FREE_SECTIONS,
@@ -33,6 +32,7 @@ from horizon.core.settings import HorizonSettings
 from horizon.core.text import cut, flatten
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context, Zones
+from tests.unit.ingesting import apply
 from tests.unit.strategies import histories, horizon_settings, missions
 
 BEE = "mia"

@@ -14,7 +14,6 @@ from horizon.core.bound import bound_text
 from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry
 from horizon.core.folds import replace_condensed
-from horizon.core.ingest import apply
 from horizon.core.labels import FRENCH
 from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
 from horizon.core.render import BlockMemo, render
@@ -23,6 +22,7 @@ from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Changes, Context, Zones
 from horizon.core.zones import settle, sweep
+from tests.unit.ingesting import apply
 from tests.unit.strategies import histories, horizon_settings, missions, texts
 
 BEE = "mia"

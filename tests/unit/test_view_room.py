@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from horizon.core.blocks import Item, exchange_block, header, notice
 from horizon.core.entries import Entry
-from horizon.core.ingest import apply
 from horizon.core.labels import ENGLISH, FRENCH
 from horizon.core.render import cut_answer, render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context, Zones
+from tests.unit.ingesting import apply
 from tests.unit.strategies import START, histories, horizon_settings, missions
 
 BEE = "mia"

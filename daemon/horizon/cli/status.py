@@ -116,11 +116,6 @@ def pending_lines(hive: Path, paths: list[Path], state: BeeState | None, limit: 
     return lines
 
 
-def bee_report(hive: Path, bee: str, config: GlobalConfig, source: str,
-               beat: Heartbeat | None, broken_config: str | None = None) -> dict[str, Any]:
-    return with_beat(bee_files_report(hive, bee, config, source, broken_config), beat)
-
-
 def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
                      broken_config: str | None = None) -> dict[str, Any]:
     """A bee's report from its files alone; `with_beat` adds what the heartbeat says.

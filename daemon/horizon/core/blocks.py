@@ -183,9 +183,5 @@ def condensed_block(item: Item, labels: Labels) -> str:
     return exchange_block(item, condensed_label(item, labels), labels)
 
 
-def net_size(item: Item, labels: Labels) -> int:
-    return exchange_size(item, labels.answer, labels)
-
-
 def condensed_size(item: Item, labels: Labels) -> int:
     return exchange_size(item, condensed_label(item, labels), labels)

@@ -1,6 +1,6 @@
-"""Records into zones (pure): `apply` steps each record in turn, and a run of entries goes
-through `step_entries`, which gives exactly the zones and changes of stepping them one by
-one.
+"""Records into zones (pure): a `Stepper` steps each record in turn, and a run of entries
+goes through `step_entries`, which gives exactly the zones and changes of stepping them
+one by one.
 
 A catch-up steps hundreds of thousands of exchanges that each enter net, push its oldest
 into condensé and, a few steps later, fold. When the pass leaves its text work to its end
@@ -13,7 +13,7 @@ its budget, instead of going through `step`'s checks for every exchange.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from horizon.core.entries import Entry, Rejection
 from horizon.core.truncation import Truncation
@@ -31,16 +31,6 @@ from horizon.core.zones import (
 _SEQ = operator.attrgetter("seq")
 _INSTANT = operator.attrgetter("instant")
 RUN = 256  # entries a Stepper holds at most before stepping them
-
-
-def apply(zones: Zones, records: Iterable[Entry | Rejection], ctx: Context) -> Changes:
-    """Ingest `records` (in seq order) into `zones`, in place."""
-    changes = Changes()
-    stepper = Stepper(zones, ctx, changes)
-    for record in records:
-        stepper.add(record)
-    stepper.flush()
-    return changes
 
 
 class Stepper:

@@ -277,11 +277,6 @@ def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -
     zones.condense_chars += item.chars
 
 
-def mission_of(ctx: Context, first_lighthouse: str | None) -> str | None:
-    """The Mission text: the bee's `mission` when set, else its first lighthouse question."""
-    return mission_text(ctx.mission if ctx.mission else first_lighthouse, ctx.settings)
-
-
 def mission_text(mission: str | None, settings: HorizonSettings) -> str | None:
     """One line, cut to `ligne_max`: what the récit pays for first."""
     return cut(flatten(mission), settings.ligne_max) or None if mission else None

@@ -134,13 +134,9 @@ def encode_state(state: BeeState) -> bytes:
     return _encoder.encode(state)
 
 
-def save(hive: Path, bee: str, state: BeeState, handoff: str) -> None:
-    """Write handoff.md, then state.json (the checkpoint only after what it describes)."""
-    save_encoded(hive, bee, handoff.encode("utf-8"), encode_state(state))
-
-
 def save_encoded(hive: Path, bee: str, handoff: bytes, state: bytes) -> None:
-    """`save`, of a view and a state already encoded (by the loop, for a writer thread)."""
+    """Write handoff.md, then state.json (the checkpoint only after what it describes),
+    both already encoded (by the loop, for the writer thread)."""
     directory = derived_dir(hive, bee)
     try:
         folder = open_made_dir(directory, hive)  # one walk down the hive for both files

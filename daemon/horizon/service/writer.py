@@ -20,12 +20,6 @@ from collections.abc import Callable, Hashable
 from horizon.engine.stepping import Commit
 from horizon.hive.durable import StoreError
 
-# One thread: with several, their system calls and fsyncs fought the loop for the
-# interpreter's lock, and a busy hive's daemon spent more CPU waiting than writing (ADR
-# 0004 has the figures). Commits waiting for a bee are merged, so one thread keeps up with
-# a slow disk by writing each bee less often, not later.
-WRITER_THREADS = 1
-
 Done = Callable[[Commit, "str | None"], None]  # the commit, and why it failed (None: written)
 
 
@@ -40,7 +34,15 @@ def merged(commits: list[Commit]) -> Commit:
 
 
 class Writer:
-    def __init__(self, on_done: Done, threads: int = WRITER_THREADS) -> None:
+    """Writes commits on one thread of its own.
+
+    One thread: with several, their system calls and fsyncs fought the loop for the
+    interpreter's lock, and a busy hive's daemon spent more CPU waiting than writing (ADR
+    0004 has the figures). Commits waiting for a bee are merged, so one thread keeps up
+    with a slow disk by writing each bee less often, not later.
+    """
+
+    def __init__(self, on_done: Done) -> None:
         self.on_done = on_done
         self.lock = threading.Condition()
         # Per bee, the commits waiting (`queued`), in the order the bees handed them in
@@ -53,10 +55,8 @@ class Writer:
         # engine commits meanwhile builds on a state the disk does not hold.
         self.failed: set[Hashable] = set()
         self.closing = False
-        self.threads = [threading.Thread(target=self._run, name=f"horizon-write-{number}",
-                                         daemon=True) for number in range(threads)]
-        for thread in self.threads:
-            thread.start()
+        self.thread = threading.Thread(target=self._run, name="horizon-write", daemon=True)
+        self.thread.start()
 
     def submit(self, key: Hashable, commit: Commit) -> None:
         with self.lock:
@@ -110,8 +110,7 @@ class Writer:
         with self.lock:
             self.closing = True
             self.lock.notify_all()
-        for thread in self.threads:
-            thread.join()
+        self.thread.join()
 
     def _run(self) -> None:
         while True:
