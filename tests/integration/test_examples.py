@@ -14,8 +14,9 @@ import msgspec
 import pytest
 
 from horizon.core.entries import Entry, Rejection, RejectReason
+from horizon.core.errors import SettingsError
 from horizon.core.render import render
-from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import Pass, run_pass
 from horizon.hive.journal import Checkpoint

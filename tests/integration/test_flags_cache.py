@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from horizon.core.errors import JournalError
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew
-from horizon.hive.durable import JournalError
 from horizon.hive.flags import FlagRecord, FlagsCache, append_flag
 from horizon.hive.journal import line_hash
 

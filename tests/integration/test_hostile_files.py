@@ -13,15 +13,10 @@ import pytest
 
 from horizon.cli.main import main
 from horizon.core.entries import Entry, Rejection
-from horizon.core.settings import Effective, GlobalConfig, HorizonSettings, SettingsError
+from horizon.core.errors import JournalError, SettingsError
+from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew
-from horizon.hive.durable import (
-    JournalError,
-    StoreError,
-    append_durably,
-    open_regular,
-    write_atomic,
-)
+from horizon.hive.durable import StoreError, append_durably, open_regular, write_atomic
 from horizon.hive.manifest import Rotated, append_records, read_manifest
 from horizon.hive.rotation import _next_number
 from horizon.hive.settings_files import effective_settings

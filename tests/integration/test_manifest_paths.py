@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from horizon.core.entries import Entry
-from horizon.hive.durable import JournalError
+from horizon.core.errors import JournalError
 from horizon.hive.journal import Checkpoint
 from horizon.hive.manifest import read_manifest
 from horizon.hive.reader import JournalReader

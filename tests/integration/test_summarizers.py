@@ -19,13 +19,13 @@ import msgspec
 import pytest
 
 from horizon.core.blocks import Item
+from horizon.core.errors import SettingsError
 from horizon.core.recit import FREE_SECTIONS, PAROLES, SECTIONS, Line, Recit
 from horizon.core.settings import (
     Effective,
     GlobalConfig,
     HorizonSettings,
     ProviderConfig,
-    SettingsError,
     level_names,
 )
 from horizon.core.summarizer import TRUNCATION

@@ -22,7 +22,7 @@ from horizon.cli.web.preview import (
     PreviewWorker,
     preview_settings,
 )
-from horizon.core.settings import SettingsError
+from horizon.core.errors import SettingsError
 from horizon.hive.settings_files import config_source, effective_settings, load_global
 from horizon.hive.store import read_handoff
 from tests.e2e.daemon_harness import append, entry, make_hive, write_config

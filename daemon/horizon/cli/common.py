@@ -9,12 +9,10 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from horizon.cli.exits import DemoError, UserError
+from horizon.cli.exits import UserError
 from horizon.cli.safe_text import printable
-from horizon.core.settings import Effective, GlobalConfig, SettingsError
-from horizon.hive.discovery import HiveError
-from horizon.hive.durable import JournalError, StoreError
-from horizon.hive.lock import HiveLocked
+from horizon.core.errors import HorizonError, SettingsError
+from horizon.core.settings import Effective, GlobalConfig
 from horizon.hive.settings_files import (
     anchored,
     config_path,
@@ -22,20 +20,22 @@ from horizon.hive.settings_files import (
     effective_settings,
     load_global,
 )
-from horizon.hive.store import StateTooNew, load_state
+from horizon.hive.store import load_state
 
 
 @contextlib.contextmanager
 def reported() -> Iterator[None]:
-    """Turn the operator-facing failures of the core into one clear line each."""
+    """Turn every failure horizon raises on purpose, and the system's, into one clear line
+    (a UserError, which `main` prints and exits 1 for)."""
     try:
         yield
-    except (HiveError, SettingsError, StoreError, HiveLocked, StateTooNew,
-            JournalError, DemoError) as error:
-        raise UserError(str(error)) from None
-    except OSError as error:
+    except UserError:
+        raise
+    except OSError as error:  # a RotationRefused too: an OSError first, and said as one
         where = f"{error.filename}: " if error.filename else ""
         raise UserError(f"{where}{error.strerror or error}") from None
+    except HorizonError as error:
+        raise UserError(str(error)) from None
 
 
 def load_config(args: argparse.Namespace) -> tuple[GlobalConfig, str]:

@@ -13,8 +13,9 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from horizon.core.errors import SettingsError
 from horizon.core.render import render
-from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.core.settings import GlobalConfig
 from horizon.core.text import counted
 from horizon.hive.durable import StoreError
 from horizon.hive.layout import handoff_path

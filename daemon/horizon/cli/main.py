@@ -26,6 +26,7 @@ from horizon.cli.arguments import (
 )
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
+from horizon.core.errors import HorizonError
 
 TOP_EPILOG = f"""\
 Run 'horizon COMMAND --help' for a command's arguments, examples and exit codes.
@@ -449,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.wall_now = time.time()
     try:
         return _handler(args.command)(args)
-    except UserError as error:
+    except HorizonError as error:  # every family, said in one line: the one exit they map to
         print(printable(f"horizon: {error}"), file=sys.stderr)
         return EXIT_PROBLEM
     except KeyboardInterrupt:

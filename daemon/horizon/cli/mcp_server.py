@@ -27,9 +27,9 @@ from horizon import __version__
 from horizon.cli.common import load_config_for_view, reported
 from horizon.cli.exits import EXIT_OK, UserError
 from horizon.cli.recall import Bee, resolve, showing_text
+from horizon.core.errors import HorizonError
 from horizon.core.recall import hit_block
 from horizon.engine.bee_engine import BeeEngine
-from horizon.engine.recall import RecallError
 from horizon.engine.recall import search as search_history
 from horizon.engine.recall import show as show_entries
 from horizon.summarize.cache import hive_cache
@@ -141,7 +141,7 @@ def command(args: argparse.Namespace) -> int:
             with reported():
                 hits = search_history(bee.hive, bee.name, query, bee.max_line_bytes,
                                       lighthouses=bee.effective.horizon, limit=limit)
-        except (RecallError, UserError) as error:
+        except HorizonError as error:
             raise ToolError(str(error)) from None
         if not hits:
             return f"No entry of {bee.name} matches {query!r}.\n"

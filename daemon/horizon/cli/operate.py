@@ -17,7 +17,8 @@ from horizon.cli.examples import installed_command
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import json_text, printable
 from horizon.core.entries import Rejection, format_instant
-from horizon.core.settings import GlobalConfig, SettingsError, unavailable_levels
+from horizon.core.errors import SettingsError
+from horizon.core.settings import GlobalConfig, unavailable_levels
 from horizon.core.text import counted
 from horizon.engine.bee_engine import BeeEngine, Rebuild
 from horizon.engine.recall import RecallError, find_line

@@ -20,13 +20,14 @@ from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import EXIT_DEGRADED, EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import json_text, printable
 from horizon.cli.status_text import print_reports
+from horizon.core.errors import JournalError, SettingsError
 from horizon.core.render import render
-from horizon.core.settings import Effective, GlobalConfig, SettingsError, unavailable_levels
+from horizon.core.settings import Effective, GlobalConfig, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
 from horizon.core.zone_state import Zones
 from horizon.hive import served
 from horizon.hive.discovery import discover, unrecorded_segments
-from horizon.hive.durable import JournalError, StoreError, open_regular
+from horizon.hive.durable import StoreError, open_regular
 from horizon.hive.heartbeat import BEAT_S, Heartbeat, read_heartbeat
 from horizon.hive.journal import segment_paths
 from horizon.hive.layout import window_dir

@@ -52,10 +52,10 @@ def view(hive: str | os.PathLike[str], bee: str, *,
     cascade, as the daemon's do. Writes nothing, takes no lock."""
     # The engine is imported here, not with the module: a runtime that only appends
     # should not pay for it.
-    from horizon.core.settings import SettingsError
+    from horizon.core.errors import HiveError, JournalError, SettingsError
     from horizon.engine.fresh import fresh_view
-    from horizon.hive.discovery import HiveError, discover, require_hive
-    from horizon.hive.durable import JournalError, StoreError
+    from horizon.hive.discovery import discover, require_hive
+    from horizon.hive.durable import StoreError
     from horizon.hive.layout import is_bee_name
     from horizon.hive.settings_files import (
         config_path,

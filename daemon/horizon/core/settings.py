@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from horizon.core.errors import SettingsError
 from horizon.core.labels import Labels, labels_for
 
 PROVIDERS = ("ollama", "openai")
@@ -23,16 +24,6 @@ Budget = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 Floor = Literal["net", "condense", "recit"]
 Language = Literal["fr", "en"]
 _MODEL_PATTERN = re.compile(r"^(ollama|openai)/\S+$")
-
-
-class SettingsError(Exception):
-    """A refused settings value, naming the file, the key and the reason."""
-
-    def __init__(self, source: str, key: str, reason: str) -> None:
-        super().__init__(f"{source}: {key}: {reason}")
-        self.source = source
-        self.key = key
-        self.reason = reason
 
 
 class HorizonSettings(msgspec.Struct, frozen=True, kw_only=True):

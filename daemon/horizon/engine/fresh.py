@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from horizon.core.errors import JournalError
 from horizon.core.render import View
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.engine.bee_engine import BeeEngine, ReadNew
 from horizon.engine.stepping import settings_key
-from horizon.hive.durable import JournalError
 from horizon.hive.history import layout
 from horizon.hive.layout import state_path, window_dir
 from horizon.hive.manifest import Manifest

@@ -15,6 +15,7 @@ import msgspec
 import regex
 
 from horizon.core.entries import Entry, Rejection
+from horizon.core.errors import UsageError
 from horizon.core.recall import (
     Hit,
     Shown,
@@ -52,7 +53,7 @@ T = TypeVar("T")
 _Match = Callable[[Entry], "str | None"]  # an entry's excerpt around its match, or None
 
 
-class RecallError(Exception):
+class RecallError(UsageError):
     """A query or a pattern that cannot be run, said in one line."""
 
 

@@ -17,6 +17,7 @@ import msgspec
 
 from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
+from horizon.core.errors import JournalError
 from horizon.core.ingest import Stepper
 from horizon.core.render import BlockMemo, View, render
 from horizon.core.settings import Effective, GlobalConfig
@@ -24,7 +25,7 @@ from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zone_state import Changes, Context
 from horizon.core.zones import settle, sweep
-from horizon.hive.durable import JournalError, require_real_dir
+from horizon.hive.durable import require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import archive_dir, window_dir

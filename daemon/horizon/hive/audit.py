@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from horizon.core.errors import HiveError
 from horizon.hive.layout import (
     BEES,
     DERIVED,
@@ -48,7 +49,7 @@ LAYOUT = (
 SETTINGS_MODE = 0o640
 
 
-class InitError(Exception):
+class InitError(HiveError):
     """`horizon init` cannot make this hive (a folder in use, an unknown group)."""
 
 

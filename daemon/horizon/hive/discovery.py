@@ -8,7 +8,7 @@ import stat
 from collections.abc import Callable, Collection
 from pathlib import Path
 
-from horizon.hive.durable import JournalError
+from horizon.core.errors import HiveError, JournalError
 from horizon.hive.layout import (
     BEE_NAME,
     archive_dir,
@@ -23,10 +23,6 @@ from horizon.hive.layout import (
     window_dir,
 )
 from horizon.hive.manifest import recorded_segments
-
-
-class HiveError(Exception):
-    """A hive or bee the commands cannot serve, with a message for the operator."""
 
 
 def _journal_bees(folder: Path, archived: bool) -> set[str]:

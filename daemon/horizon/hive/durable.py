@@ -11,16 +11,14 @@ import secrets
 import stat
 from pathlib import Path
 
+from horizon.core.errors import JournalError, WriteError
+
 FILE_MODE = 0o640
 DIR_MODE = 0o750
 
 
-class StoreError(Exception):
+class StoreError(WriteError):
     """A derived file could not be written; the previous version is still in place."""
-
-
-class JournalError(Exception):
-    """A journal file that cannot be read safely (not regular, a link, unreadable)."""
 
 
 def ensure_dir(path: Path, under: Path) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.hive.durable import JournalError, append_durably, read_records, require_real_dir
+from horizon.core.errors import JournalError
+from horizon.hive.durable import append_durably, read_records, require_real_dir
 from horizon.hive.layout import flags_path
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.hive.durable import JournalError, ensure_dir, read_regular, write_atomic
+from horizon.core.errors import JournalError
+from horizon.hive.durable import ensure_dir, read_regular, write_atomic
 from horizon.hive.layout import heartbeat_path
 
 BEAT_S = 10.0

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from horizon.core.entries import Entry, Rejection
-from horizon.hive.durable import JournalError
+from horizon.core.errors import JournalError
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint, tail_hash
 from horizon.hive.layout import archive_dir, live_path, window_dir

@@ -8,10 +8,11 @@ import os
 import time
 from pathlib import Path
 
+from horizon.core.errors import HiveError
 from horizon.hive.layout import lock_path
 
 
-class HiveLocked(Exception):
+class HiveLocked(HiveError):
     def __init__(self, hive: Path, pid: int | None) -> None:
         holder = f"pid {pid}" if pid else "another process"
         super().__init__(f"{hive} is locked by {holder} ({lock_path(hive)})")

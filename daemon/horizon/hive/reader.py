@@ -19,7 +19,8 @@ from pathlib import Path
 import msgspec
 
 from horizon.core.entries import Entry, Rejection, decode_block, decode_line, too_long
-from horizon.hive.durable import JournalError, open_regular
+from horizon.core.errors import JournalError
+from horizon.hive.durable import open_regular
 from horizon.hive.journal import (
     TAIL_BYTES,
     Checkpoint,

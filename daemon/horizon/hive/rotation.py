@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from horizon.core.errors import WriteError
 from horizon.hive.durable import ensure_dir, open_folder
 from horizon.hive.journal import Checkpoint, archive_numbers, tail_hash
 from horizon.hive.layout import (
@@ -137,7 +138,7 @@ def _probe_link(window: Path, bee: str) -> None:
         os.unlink(probe, dir_fd=archive_fd)
 
 
-class RotationRefused(OSError):
+class RotationRefused(WriteError, OSError):
     """The kernel would refuse the link: nothing was recorded or moved."""
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.hive.durable import JournalError, StoreError, read_regular, write_atomic
+from horizon.core.errors import JournalError
+from horizon.hive.durable import StoreError, read_regular, write_atomic
 
 SERVED_FORMAT = 1
 SYSTEM_RUNTIME = Path("/run/horizon")

@@ -10,20 +10,20 @@ from typing import Any
 
 import msgspec
 
+from horizon.core.errors import JournalError, SettingsError
 from horizon.core.settings import (
     BUILTIN,
     HORIZON_KEYS,
     Effective,
     GlobalConfig,
     Layer,
-    SettingsError,
     cascade,
     level_names,
     validate_global,
     validate_layer,
     validate_model,
 )
-from horizon.hive.durable import JournalError, read_regular, require_real_dir
+from horizon.hive.durable import read_regular, require_real_dir
 from horizon.hive.layout import bee_settings_path, hive_settings_path
 
 MAX_SETTINGS_BYTES = 1 << 20

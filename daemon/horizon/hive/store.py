@@ -8,17 +8,11 @@ from pathlib import Path
 
 import msgspec
 
+from horizon.core.errors import HiveError, JournalError
 from horizon.core.settings import Effective
 from horizon.core.upgrades import FoldQueue
 from horizon.core.zone_state import Zones
-from horizon.hive.durable import (
-    JournalError,
-    StoreError,
-    open_made_dir,
-    read_regular,
-    replace_in,
-    write_atomic,
-)
+from horizon.hive.durable import StoreError, open_made_dir, read_regular, replace_in, write_atomic
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import (
     derived_dir,
@@ -36,7 +30,7 @@ from horizon.hive.layout import (
 STATE_FORMAT = 7
 
 
-class StateTooNew(Exception):
+class StateTooNew(HiveError):
     """A state.json written by a newer horizon: left untouched and reported."""
 
 

@@ -19,7 +19,8 @@ import msgspec
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from horizon import __version__
-from horizon.core.settings import GlobalConfig, SettingsError
+from horizon.core.errors import SettingsError
+from horizon.core.settings import GlobalConfig
 from horizon.core.text import counted
 from horizon.hive import served
 from horizon.hive.discovery import file_signature

@@ -18,11 +18,11 @@ import structlog
 
 from horizon import __version__
 from horizon.core.entries import format_instant
+from horizon.core.errors import JournalError, SettingsError
 from horizon.core.settings import (
     Effective,
     GlobalConfig,
     HorizonSettings,
-    SettingsError,
     level_names,
     unavailable_levels,
 )
@@ -31,7 +31,7 @@ from horizon.engine import bee_engine
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Commit, Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
-from horizon.hive.durable import JournalError, StoreError
+from horizon.hive.durable import StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import (
     bee_settings_path,

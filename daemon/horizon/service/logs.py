@@ -26,6 +26,8 @@ import structlog
 from apscheduler.job import Job
 from structlog.typing import EventDict
 
+from horizon.core.errors import WriteError
+
 LOG_FILE = "horizon.jsonl"
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
            "error": logging.ERROR, "critical": logging.CRITICAL}
@@ -48,7 +50,7 @@ def stdout_is_the_journal() -> bool:
         return False
 
 
-class LogDirError(Exception):
+class LogDirError(WriteError):
     """The log folder cannot be made or its file opened: the message names it and why."""
 
 

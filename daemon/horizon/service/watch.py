@@ -24,6 +24,8 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
+from horizon.core.errors import HiveError
+
 # Not FileClosedEvent: every append is already a FileModifiedEvent, and a close after it
 # would double the events a busy hive sends the loop (the poll catches what events miss).
 _EVENTS: list[type[FileSystemEvent]] = [
@@ -32,7 +34,7 @@ _EVENTS: list[type[FileSystemEvent]] = [
 ]
 
 
-class WatchLimit(Exception):
+class WatchLimit(HiveError):
     """The kernel refused another watch (ENOSPC: fs.inotify.max_user_watches)."""
 
 

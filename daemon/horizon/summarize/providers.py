@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
+from horizon.core.errors import ModelError
 from horizon.core.settings import ProviderConfig
 
 if TYPE_CHECKING:
     import httpx
 
 
-class ProviderError(Exception):
+class ProviderError(ModelError):
     """A failed model call; the message is a short reason safe to log."""
 
 

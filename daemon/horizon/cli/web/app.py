@@ -39,11 +39,10 @@ from horizon.cli.web.preview import (
     preview_settings,
 )
 from horizon.core.entries import format_instant
-from horizon.core.settings import Effective, SettingsError
+from horizon.core.errors import HorizonError
+from horizon.core.settings import Effective
 from horizon.core.text import flatten
-from horizon.hive.discovery import HiveError, require_bee
-from horizon.hive.durable import JournalError, StoreError
-from horizon.hive.store import StateTooNew
+from horizon.hive.discovery import require_bee
 
 HERE = Path(__file__).parent
 # Entry text is hostile: no inline script or style can run, whatever gets through.
@@ -60,8 +59,7 @@ WATCH_S = 0.5  # how often a live page's handoff.md is looked at
 KEEPALIVE_S = 15.0
 FORM_MAX_BYTES = 64 * 1024  # a preview's form is a few numbers and words
 # Failures a page reports in one line instead of a traceback.
-PAGE_ERRORS = (UserError, HiveError, SettingsError, StoreError, StateTooNew, JournalError,
-               OSError)
+PAGE_ERRORS = (HorizonError, OSError)
 
 
 def templates() -> jinja2.Environment:

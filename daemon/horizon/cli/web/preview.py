@@ -16,15 +16,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from horizon.core.errors import SettingsError, UsageError
 from horizon.core.render import View
-from horizon.core.settings import (
-    Effective,
-    GlobalConfig,
-    Layer,
-    SettingsError,
-    cascade,
-    validate_layer,
-)
+from horizon.core.settings import Effective, GlobalConfig, Layer, cascade, validate_layer
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import settings_key
 from horizon.hive.flags import read_flags
@@ -42,7 +36,7 @@ QUEUED_MAX = 8
 State = Literal["queued", "running", "done", "cancelled", "failed"]
 
 
-class PreviewError(Exception):
+class PreviewError(UsageError):
     """A preview that cannot be asked for: bad settings, too many waiting."""
 
 
