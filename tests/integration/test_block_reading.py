@@ -21,8 +21,10 @@ from horizon.hive import journal
 from horizon.hive.journal import Checkpoint, line_hash
 from horizon.hive.layout import archive_name
 from horizon.hive.manifest import Clamps, Late, Rotated, Sealed, append_records, read_manifest
-from horizon.hive.reader import JournalReader
+from horizon.hive.reader import JournalReader, Recall
 
+# Recall that keeps every line: the reader's line-at-a-time path, beside its block path.
+LINE_AT_A_TIME = Recall(keep=lambda _seq, _raw: True)
 BEE = "b"
 MAX_LINE = 600
 NOW = 1_790_000_000.0
@@ -103,9 +105,7 @@ def read(window: Path, flags: dict[int, str], slice_s: float | None = None,
     mismatched: set[int] = set()
     while True:
         reader = JournalReader(window, BEE, checkpoint, MAX_LINE, NOW, manifest, flags,
-                               set(), slice_s=slice_s)
-        if keep_all:
-            reader.keep = lambda _seq, _raw: True  # the line-at-a-time reading
+                               set(), slice_s=slice_s, recall=LINE_AT_A_TIME if keep_all else None)
         records += list(reader)
         notes += reader.notes.records
         matched |= reader.notes.matched_flags
@@ -212,9 +212,8 @@ def test_plain_blocks_holding_flags_clamps_and_long_lines_read_as_lines(
             found = []
             for keep_all in (True, False):
                 reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, read_time,
-                                       copy.deepcopy(manifest), flags, set())
-                if keep_all:
-                    reader.keep = lambda _seq, _raw: True  # the line-at-a-time reading
+                                       copy.deepcopy(manifest), flags, set(),
+                                       recall=LINE_AT_A_TIME if keep_all else None)
                 found.append((list(reader), reader.checkpoint, reader.notes.records,
                               reader.notes.matched_flags, reader.notes.mismatched_flags))
                 if not keep_all:
@@ -250,9 +249,8 @@ def test_late_ranges_read_by_blocks_as_by_lines(chunk: int, before: int, late: i
         readings = []
         for keep_all in (True, False):
             reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, NOW,
-                                   read_manifest(window, BEE), {}, set())
-            if keep_all:
-                reader.keep = lambda _seq, _raw: True
+                                   read_manifest(window, BEE), {}, set(),
+                                   recall=LINE_AT_A_TIME if keep_all else None)
             readings.append([(record.seq, msgspec.to_builtins(record))
                              for record in reader])
         assert readings[1] == readings[0]

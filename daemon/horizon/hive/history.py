@@ -26,7 +26,7 @@ from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint, tail_hash
 from horizon.hive.layout import archive_dir, live_path, window_dir
 from horizon.hive.manifest import Manifest, Rotated, read_manifest
-from horizon.hive.reader import JournalReader
+from horizon.hive.reader import JournalReader, Recall
 from horizon.hive.rotation import read_offset
 from horizon.hive.store import load_state
 
@@ -55,17 +55,16 @@ class History:
         self.flags = read_flags(hive, bee)
         self.read_time = time.time()
 
-    def reader(self, start: Checkpoint, keep: Keep | None = None,
+    def reader(self, start: Checkpoint, recall: Recall | None = None,
                manifest: Manifest | None = None) -> JournalReader:
         """A reader from `start` that writes nothing: late lines no record holds yet get
         the seqs after the end that the daemon will give them."""
         manifest = manifest if manifest is not None else read_manifest(self.window, self.bee)
-        reader = JournalReader(self.window, self.bee, start, self.max_line_bytes,
-                               self.read_time, manifest, self.flags,
-                               late_segments=set(manifest.rotated), finish_in_memory=True,
-                               read_to=self.read_to if self.read_to is not None else start)
-        reader.keep = keep
-        return reader
+        return JournalReader(self.window, self.bee, start, self.max_line_bytes,
+                             self.read_time, manifest, self.flags,
+                             late_segments=set(manifest.rotated), finish_in_memory=True,
+                             read_to=self.read_to if self.read_to is not None else start,
+                             recall=recall)
 
     def entries(self, keep: Keep | None = None, keep_block: KeepBlock | None = None
                 ) -> Iterator[Entry | Rejection]:
@@ -75,9 +74,7 @@ class History:
         moved meanwhile (what was given may be misnumbered)."""
         before, manifest = self._layout()
         try:
-            reader = self.reader(Checkpoint(), keep, manifest)
-            reader.keep_block = keep_block
-            yield from reader
+            yield from self.reader(Checkpoint(), Recall(keep, keep_block), manifest)
         except (JournalError, OSError):
             self._check(before)  # a file gone because it moved: read again
             raise
@@ -105,10 +102,9 @@ class History:
         highest = 0
         for start, group in by_start.items():
             last = max(group)
-            reader = self.reader(start, _within(group))
             # A block holding no seq asked for is passed over whole: a seq far into a long
             # segment costs its bytes, not a call per line.
-            reader.keep_block = _holds_any(sorted(group))
+            reader = self.reader(start, Recall(_within(group), _holds_any(sorted(group))))
             for record in reader:
                 if record.seq in group:
                     found[record.seq] = record

@@ -87,6 +87,23 @@ class Notes:
     mismatched_flags: set[int] = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class Recall:
+    """How recall reads: what it passes over undecoded, and which line's bytes it keeps.
+
+    `keep`: a line it says no to (its seq, its bytes) keeps its seq but is neither decoded
+    nor yielded, so a search or a lookup pays for the bytes only. `keep_block`: a test on a
+    whole block of lines (the seqs of its first and last line, its bytes), False when `keep`
+    would refuse every one of them, so a search passes over most of a history a block at a
+    time. `raw_wanted`: the seq whose bytes `raw_found` keeps (`horizon phare`, the web
+    view's rejected lines).
+    """
+
+    keep: Callable[[int, bytes], bool] | None = None
+    keep_block: Callable[[int, int, bytes], bool] | None = None
+    raw_wanted: int | None = None
+
+
 class JournalReader:
     """Iterates the records written after `checkpoint`; `.checkpoint` follows the reading.
 
@@ -96,13 +113,15 @@ class JournalReader:
     name, as `finish_rotations` will leave it, so a reader that must not write gives the
     seqs the daemon will give. `slice_bytes` and `slice_s` bound one reading: once either
     is spent, it stops after a whole line, with the checkpoint there and `more` set.
+    `recall` reads as recall does (`Recall`); without it, every line is decoded and given.
     """
 
     def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
                  read_time: float, manifest: Manifest, flags: dict[int, str],
                  late_segments: set[str] | None = None, *,
                  finish_in_memory: bool = False, read_to: Checkpoint | None = None,
-                 slice_bytes: int | None = None, slice_s: float | None = None) -> None:
+                 slice_bytes: int | None = None, slice_s: float | None = None,
+                 recall: Recall | None = None) -> None:
         self.window = window
         self.hive = window.parent  # every journal is opened down from it, following no link
         self.bee = bee
@@ -130,15 +149,11 @@ class JournalReader:
         # False while records come from elsewhere than the segments in order (ranges read
         # out of order): their seqs are found through the manifest, not a segment's range.
         self.main_flow = True
-        self.raw_wanted: int | None = None  # `horizon phare`: keep this seq's bytes
-        # Recall: a line this says no to (its seq, its bytes) keeps its seq but is neither
-        # decoded nor yielded, so a search or a lookup pays for the bytes only.
-        self.keep: Callable[[int, bytes], bool] | None = None
-        # Recall: a test on a whole block of lines (the seqs of its first and last line,
-        # its bytes), False when `keep` would refuse every one of them, so a search or a
-        # lookup passes over most of a history a block at a time.
-        self.keep_block: Callable[[int, int, bytes], bool] | None = None
-        self.raw_found: bytes | None = None
+        recall = recall if recall is not None else Recall()
+        self.keep = recall.keep
+        self.keep_block = recall.keep_block
+        self.raw_wanted = recall.raw_wanted
+        self.raw_found: bytes | None = None  # the bytes of `raw_wanted`, once read
         self._seq = checkpoint.seq
         self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
                                 key=lambda late: late.first_seq)
