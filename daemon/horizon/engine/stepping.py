@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import msgspec
 
@@ -39,6 +39,17 @@ REJECTION_EXAMPLES = 10
 
 
 @dataclass
+class Receipt:
+    """What the daemon reports of a commit once its files are written."""
+
+    # Which of the bee's engines made it: a failure of a former engine's commit is not news
+    # for the engine made from the disk after it.
+    generation: int = 0
+    first_dirty: float | None = None  # when the lines it covers made the bee dirty
+    logged: dict[str, object] | None = None  # the handoff.written event, logged once written
+
+
+@dataclass
 class Commit:
     """One pass's files, encoded when the pass ends: manifest records, then handoff.md,
     then state.json, written in that order. A daemon hands them to writer threads
@@ -49,8 +60,7 @@ class Commit:
     records: list[Record]
     handoff: bytes
     state: bytes
-    # What the daemon reports once the files are written (the pass's counts, its lag).
-    report: dict[str, Any] = field(default_factory=dict)
+    receipt: Receipt = field(default_factory=Receipt)
 
     def write(self) -> None:
         append_records(window_dir(self.hive), self.bee, self.records)

@@ -9,6 +9,7 @@ twice at once and no lock guards these objects.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import time
 from pathlib import Path
@@ -70,6 +71,7 @@ class HiveService:
         self.hive = hive
         self.models = models
         self.writer = writer  # None: each pass writes its files itself (tests, tools)
+        self.generations = itertools.count(1)  # of the bees' engines, for their receipts
         self.metrics = metrics
         if metrics is not None:
             metrics.serving(str(hive))
@@ -166,8 +168,12 @@ class HiveService:
             writer.wait(key)
             writer.recovered(key)
 
+            # Numbered across the hive's bees and their comings and goings: a bee let go
+            # and served again never reuses a former engine's number.
+            generation = runtime.generation = next(self.generations)
+
             def deliver(commit: Commit) -> None:
-                commit.report["engine"] = engine  # whose commit: see written
+                commit.receipt.generation = generation  # whose commit: see written
                 writer.submit(key, commit)
 
             engine.deliver = deliver
@@ -255,7 +261,7 @@ class HiveService:
             runtime.first_dirty = first_dirty or time.monotonic()
         elif outcome is not None and outcome.committed and first_dirty is not None:
             if outcome.commit is not None and self.writer is not None:
-                outcome.commit.report["first_dirty"] = first_dirty  # observed once written
+                outcome.commit.receipt.first_dirty = first_dirty  # observed once written
             elif self.metrics is not None:
                 self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
         return outcome
@@ -268,7 +274,7 @@ class HiveService:
         if runtime is None:
             return False
         if error is not None:
-            if commit.report.get("engine") is not runtime.engine:
+            if commit.receipt.generation != runtime.generation:
                 return False  # a former engine's: this one was made from the disk after it
             if runtime.engine is not None:
                 runtime.engine.reset()
@@ -277,10 +283,10 @@ class HiveService:
             self._write_failed(runtime, error)
             return True
         with self.bind(commit.bee):
-            if "fields" in commit.report:
-                log.info("handoff.written", **commit.report["fields"])
+            if commit.receipt.logged is not None:
+                log.info("handoff.written", **commit.receipt.logged)
             self._recovered(runtime)
-        first_dirty = commit.report.get("first_dirty")
+        first_dirty = commit.receipt.first_dirty
         if first_dirty is not None and self.metrics is not None:
             self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
         return False
@@ -369,6 +375,7 @@ class HiveService:
             deferred = outcome.commit is not None and self.writer is not None
             if not deferred:
                 self._recovered(runtime)
+            fields: dict[str, object]
             if isinstance(given, ModelResult):
                 fields = {"chars": len(outcome.view.text), "cap": outcome.view.cap,
                           "up_to": outcome.state.zones.up_to, "mode": outcome.view.mode,
@@ -379,7 +386,7 @@ class HiveService:
             else:
                 fields = log_pass(outcome, deferred=deferred)
             if deferred and outcome.commit is not None:
-                outcome.commit.report["fields"] = fields
+                outcome.commit.receipt.logged = fields
         elif not isinstance(given, ModelResult):
             self._recovered(runtime)
         if outcome.rotate_failed is not None:

@@ -20,6 +20,7 @@ class BeeRuntime:
     name: str
     live_path: str = ""  # the live journal, as the stat fallback looks at it each poll
     engine: BeeEngine | None = None
+    generation: int = 0  # its engine's number (HiveService.generations), in its commits
     settings_error: str | None = None
     state_error: str | None = None
     unavailable: dict[str, str] = field(default_factory=dict)  # summarizers that cannot run

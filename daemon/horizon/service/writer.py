@@ -30,7 +30,7 @@ def merged(commits: list[Commit]) -> Commit:
     if len(commits) == 1:
         return last
     records = [record for commit in commits for record in commit.records]
-    return Commit(last.hive, last.bee, records, last.handoff, last.state, last.report)
+    return Commit(last.hive, last.bee, records, last.handoff, last.state, last.receipt)
 
 
 class Writer:
