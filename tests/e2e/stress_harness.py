@@ -267,7 +267,7 @@ def history(hive: Path, config: Path) -> list[tuple[int, str | None]]:
     """(seq, question) of every record, from seq 1, read in-process by the reader the daemon
     and `rebuild` use (question None for a rejected line)."""
     from horizon.core.entries import Entry, Rejection
-    from horizon.engine.stepping import run_pass
+    from horizon.engine.stepping import PassRequest, run_pass
     from horizon.hive.settings_files import effective_settings, load_global
 
     settings = load_global(config)
@@ -277,7 +277,7 @@ def history(hive: Path, config: Path) -> list[tuple[int, str | None]]:
     def on_record(record: Entry | Rejection) -> None:
         records.append((record.seq, record.question if isinstance(record, Entry) else None))
 
-    run_pass(hive, BEE, settings, effective, time.time(), None, on_record=on_record)
+    run_pass(PassRequest(hive, BEE, settings, effective, time.time(), None, on_record=on_record))
     return records
 
 

@@ -26,7 +26,7 @@ import horizon.engine.stepping
 import horizon.hive.rotation
 import horizon.hive.store
 from horizon.core.entries import Entry, Rejection
-from horizon.engine.stepping import run_pass
+from horizon.engine.stepping import PassRequest, run_pass
 from horizon.hive.settings_files import effective_settings, load_global
 from horizon.service.hive_service import HiveService
 
@@ -268,8 +268,8 @@ class DaemonModel(RuleBasedStateMachine):
             assert record.seq not in history, f"seq {record.seq} read twice"
             history[record.seq] = _question(record)
 
-        rebuild = run_pass(self.hive, BEE, config, effective, time.time(), None,
-                           on_record=collect)
+        rebuild = run_pass(PassRequest(self.hive, BEE, config, effective, time.time(), None,
+                           on_record=collect))
         assert sorted(history) == list(range(1, len(history) + 1))
         questions = [history[seq] for seq in sorted(history)]
         assert sorted(questions) == sorted(self.written), "each line written, once"

@@ -18,7 +18,7 @@ from horizon.core.errors import SettingsError
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
-from horizon.engine.stepping import Pass, run_pass
+from horizon.engine.stepping import Pass, PassRequest, run_pass
 from horizon.hive.journal import Checkpoint
 from horizon.hive.manifest import Clamp, Clamps, Manifest
 from horizon.hive.reader import JournalReader
@@ -77,7 +77,7 @@ def one_pass(hive: Path, *, now: float = NOW, state: BeeState | None = None,
              config: GlobalConfig | None = None) -> Pass:
     config = config or GlobalConfig()
     effective = effective_settings(config, "défaut intégré", hive, BEE)
-    return run_pass(hive, BEE, config, effective, now, state)
+    return run_pass(PassRequest(hive, BEE, config, effective, now, state))
 
 
 def engine_pass(hive: Path, *, now: float = NOW, rebuild: bool = False) -> Pass:
@@ -706,7 +706,7 @@ def test_a_pass_without_commit_writes_nothing(tmp_path: Path) -> None:
     hive = make_hive(tmp_path, [entry("future", ts=iso(NOW + HOUR))], bee_toml=HORIZON_ON)
     config = GlobalConfig()
     effective = effective_settings(config, "défaut intégré", hive, BEE)
-    look = run_pass(hive, BEE, config, effective, NOW, None)
+    look = run_pass(PassRequest(hive, BEE, config, effective, NOW, None))
     assert look.notes.records == [Clamps(1, 1, NOW)]
     assert not (hive / "window" / "archive").exists()
     assert not (hive / "horizon").exists()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from horizon.core.entries import Entry, Rejection, format_instant
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
-from horizon.engine.stepping import run_pass
+from horizon.engine.stepping import PassRequest, run_pass
 from horizon.hive.flags import FlagRecord, append_flag
 from horizon.hive.journal import line_hash
 from horizon.hive.layout import archive_name
@@ -77,9 +77,9 @@ def test_passes_over_a_growing_file_equal_a_full_rebuild(
         with path.open("ab") as journal_file:
             journal_file.write(data[written:cut])
         written = max(written, cut)
-        outcome = run_pass(hive, BEE, CONFIG, effective, now, state)
+        outcome = run_pass(PassRequest(hive, BEE, CONFIG, effective, now, state))
         state = roundtrip(outcome.state)
-    full = run_pass(hive, BEE, CONFIG, effective, now, None).state
+    full = run_pass(PassRequest(hive, BEE, CONFIG, effective, now, None)).state
     assert state is not None
     assert msgspec.to_builtins(state) == msgspec.to_builtins(full)
     assert state.zones.up_to == sum(1 for line in data.split(b"\n") if line.strip())
@@ -94,7 +94,7 @@ def test_manual_flags_survive_a_rebuild(tmp_path_factory: object, data: st.DataO
     settings = HorizonSettings(actif=True, budget_net=1_000_000, age_net_heures=100_000)
     effective = Effective(settings, {}, None, None)
     now = 1_790_000_000.0
-    first = run_pass(hive, BEE, CONFIG, effective, now, None)
+    first = run_pass(PassRequest(hive, BEE, CONFIG, effective, now, None))
     lighthouses_before = {item.seq for item in first.state.zones.net if item.lighthouse}
     accepted = [item.seq for item in first.state.zones.net]
     if not accepted:
@@ -158,7 +158,7 @@ def test_a_backlog_read_in_bounded_slices_equals_one_reading(
             break
         # A slice's own count is told with the rebuild's last slice: count what it gave.
         assert len(seen) > before, "every slice reads at least one whole line"
-    whole = run_pass(hive, BEE, CONFIG, effective, now, None)
+    whole = run_pass(PassRequest(hive, BEE, CONFIG, effective, now, None))
     assert seen == [(n, f"q{n}") for n in range(1, number + 1)]
     assert msgspec.to_builtins(engine.state) == msgspec.to_builtins(whole.state)
     total = sum(path.stat().st_size for path in window.rglob("*-messages*.jsonl"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from horizon.core.entries import Entry, Rejection
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew
-from horizon.engine.stepping import run_pass
+from horizon.engine.stepping import PassRequest, run_pass
 from horizon.hive.manifest import Jump, read_manifest
 
 BEE = "mia"
@@ -44,8 +44,8 @@ def one_pass(hive: Path) -> tuple[list[tuple[int, str]], object]:
 
 def rebuild_seqs(hive: Path) -> list[tuple[int, str]]:
     seen: list[tuple[int, str]] = []
-    run_pass(hive, BEE, GlobalConfig(), EFFECTIVE, NOW, None,
-             on_record=lambda r: seen.append((r.seq, r.question if isinstance(r, Entry) else "?")))
+    run_pass(PassRequest(hive, BEE, GlobalConfig(), EFFECTIVE, NOW, None,
+             on_record=lambda r: seen.append((r.seq, r.question if isinstance(r, Entry) else "?"))))
     return seen
 
 

@@ -16,7 +16,7 @@ import horizon.engine.bee_engine
 import horizon.hive.rotation
 from horizon.core.entries import Entry, Rejection
 from horizon.engine.bee_engine import BeeEngine, Rebuild
-from horizon.engine.stepping import run_pass
+from horizon.engine.stepping import PassRequest, run_pass
 from horizon.hive.heartbeat import read_heartbeat
 from horizon.hive.manifest import read_manifest
 from horizon.hive.settings_files import effective_settings, load_global
@@ -123,7 +123,7 @@ def test_a_failed_link_is_closed_retried_without_records_and_degrades_the_bee(
         seen.append(record.question)
 
     effective = effective_settings(config, str(config_path), hive, BEE)
-    rebuilt = run_pass(hive, BEE, config, effective, time.time(), None, on_record=keep)
+    rebuilt = run_pass(PassRequest(hive, BEE, config, effective, time.time(), None, on_record=keep))
     assert seen == [f"q{n}" for n in range(10)], "every line once, in order"
     assert rebuilt.state.zones == state.zones
     assert os.path.exists(live)
@@ -279,7 +279,7 @@ def test_a_journal_replaced_during_its_rotation_is_never_unlinked_unread(
         seen.append(record.question if isinstance(record, Entry) else "?")
 
     effective = effective_settings(config, str(config_path), hive, BEE)
-    run_pass(hive, BEE, config, effective, time.time(), None, on_record=keep)
+    run_pass(PassRequest(hive, BEE, config, effective, time.time(), None, on_record=keep))
     assert seen[-2:] == ["q100", "q101"], "the newcomer's lines are read"
 
 
@@ -311,6 +311,6 @@ def test_a_journal_removed_between_the_link_and_the_unlink_is_rotated_all_the_sa
     finally:
         service.close()
     effective = effective_settings(config, str(config_path), hive, BEE)
-    rebuilt = run_pass(hive, BEE, config, effective, time.time(), None)
+    rebuilt = run_pass(PassRequest(hive, BEE, config, effective, time.time(), None))
     assert rebuilt.state.zones == state.zones
     assert read_only_seqs(hive, config_path) == {n + 1: f"q{n}" for n in range(6)}

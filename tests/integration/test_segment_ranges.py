@@ -15,7 +15,7 @@ from horizon.core.entries import Entry, decode_line
 from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew
-from horizon.engine.stepping import run_pass
+from horizon.engine.stepping import PassRequest, run_pass
 from horizon.hive.layout import archive_name, live_name
 from horizon.hive.locate import locate_line
 from horizon.hive.manifest import Clamp, append_records, read_manifest
@@ -79,7 +79,7 @@ class Hive:
             assert isinstance(entry, Entry) and entry.question == item.question
 
     def assert_equals_a_rebuild(self, state: BeeState) -> None:
-        rebuilt = run_pass(self.root, BEE, CONFIG, EFFECTIVE, NOW, None).state
+        rebuilt = run_pass(PassRequest(self.root, BEE, CONFIG, EFFECTIVE, NOW, None)).state
         assert msgspec.to_builtins(state) == msgspec.to_builtins(rebuilt)
 
 

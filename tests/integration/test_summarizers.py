@@ -29,7 +29,7 @@ from horizon.core.settings import (
     level_names,
 )
 from horizon.core.summarizer import TRUNCATION
-from horizon.engine.stepping import run_pass
+from horizon.engine.stepping import PassRequest, run_pass
 from horizon.hive.settings_files import load_global
 from horizon.service.messages import ModelDone
 from horizon.service.modelwork import InFlight, ModelWork
@@ -550,8 +550,8 @@ def test_no_model_configured_means_no_call_at_all(
     posted: list[ModelDone] = []
     work = ModelWork(config, posted.append)
     try:
-        outcome = run_pass(hive, BEE, config, effective, 1_780_000_100.0, None,
-                           cache=work.cache(hive))
+        outcome = run_pass(PassRequest(hive, BEE, config, effective, 1_780_000_100.0, None,
+                           cache=work.cache(hive)))
         assert outcome.changes.evicted  # evictions and folds did happen
         assert outcome.changes.folds
         work.submit(hive, BEE, effective, outcome.state, outcome.changes.to_condense,

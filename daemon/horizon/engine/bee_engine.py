@@ -32,6 +32,7 @@ from horizon.engine.stepping import (
     REJECTION_EXAMPLES,
     Commit,
     Pass,
+    PassRequest,
     context,
     run_pass,
     settings_key,
@@ -198,13 +199,13 @@ class BeeEngine:
         if read_to is not None:
             self.reported_seq = max(self.reported_seq, read_to.seq)
         flags = self.flags.read(self.hive, self.bee)
-        outcome = run_pass(self.hive, self.bee, self.config, self.effective, now, self.state,
-                           read_time=read_time, manifest=manifest, late_segments=late,
-                           on_record=self.on_record, cache=self.cache,
-                           finish_in_memory=not self.writes, read_to=read_to,
-                           slice_bytes=self.slice_bytes, slice_s=self.slice_s,
-                           seen_seq=self.reported_seq, blocks=self.blocks, owed=self.owed,
-                           rebuilding=self.rebuilding, flags=flags)
+        outcome = run_pass(PassRequest(
+            self.hive, self.bee, self.config, self.effective, now, self.state,
+            read_time=read_time, manifest=manifest, late_segments=late,
+            on_record=self.on_record, cache=self.cache, finish_in_memory=not self.writes,
+            read_to=read_to, slice_bytes=self.slice_bytes, slice_s=self.slice_s,
+            seen_seq=self.reported_seq, blocks=self.blocks, owed=self.owed,
+            rebuilding=self.rebuilding, flags=flags))
         self.owed = outcome.owed
         outcome.loaded = loaded
         self.manifest = outcome.manifest  # a retried pass starts from a fresh one

@@ -119,16 +119,10 @@ def context(bee: str, effective: Effective, now: float,
     return Context(bee, effective.horizon, cached, now, effective.mission, upgrades)
 
 
-def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, now: float,
-             state: BeeState | None, *, read_time: float | None = None,
-             manifest: Manifest | None = None, late_segments: set[str] | None = None,
-             on_record: Callable[[Entry | Rejection], None] | None = None,
-             cache: SummaryCache | None = None, finish_in_memory: bool = False,
-             read_to: Checkpoint | None = None, slice_bytes: int | None = None,
-             slice_s: float | None = None, seen_seq: int | None = None,
-             blocks: BlockMemo | None = None, owed: Deferred | None = None,
-             rebuilding: bool = False, flags: dict[int, str] | None = None) -> Pass:
-    """Bring `state` (or a new one) up to date with the journal; nothing is written.
+@dataclass
+class PassRequest:
+    """What one pass is asked to do: bring `state` (or a new one) up to date with the
+    journal, at `now`.
 
     `now` drives age eviction; `read_time` (the wall clock, `now` by default) is what a
     `ts` in the future is clamped to, so `rebuild --now` in the past invents no skew.
@@ -138,32 +132,60 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
     `slice_s` bound the reading (`Pass.more` says lines are left). A slice of a rebuild
     that is not its last (`rebuilding` goes on with one) shows nothing: it leaves its
     text work and its view to the next, handing `Pass.owed` over as the next's `owed`.
-    `flags`: the bee's flags in force, when the caller keeps them (read here otherwise).
-    The pass mutates `state` and `manifest`: on a failed commit the caller drops both.
+    `flags`: the bee's flags in force, when the caller keeps them (read otherwise).
+    `seen_seq`: rejected lines up to it were reported already (the state's checkpoint by
+    default). `on_record` sees every record read, in seq order.
     """
+
+    hive: Path
+    bee: str
+    config: GlobalConfig
+    effective: Effective
+    now: float
+    state: BeeState | None
+    read_time: float | None = None
+    manifest: Manifest | None = None
+    late_segments: set[str] | None = None
+    on_record: Callable[[Entry | Rejection], None] | None = None
+    cache: SummaryCache | None = None
+    finish_in_memory: bool = False
+    read_to: Checkpoint | None = None
+    slice_bytes: int | None = None
+    slice_s: float | None = None
+    seen_seq: int | None = None
+    blocks: BlockMemo | None = None
+    owed: Deferred | None = None
+    rebuilding: bool = False
+    flags: dict[int, str] | None = None
+
+
+def run_pass(request: PassRequest) -> Pass:
+    """The pass `request` asks for; nothing is written. The pass mutates the request's
+    `state` and `manifest`: on a failed commit the caller drops both."""
+    hive, bee, effective, now = request.hive, request.bee, request.effective, request.now
     window = window_dir(hive)
     # Journals are read only from the hive's own folders, never through a link.
     require_real_dir(window, JournalError)
     if os.path.lexists(archive_dir(window)):
         require_real_dir(archive_dir(window), JournalError)
-    if flags is None:
-        flags = read_flags(hive, bee)
+    flags = request.flags if request.flags is not None else read_flags(hive, bee)
     key = settings_key(effective, flags)
-    if manifest is None:
-        manifest = read_manifest(window, bee)
+    manifest = request.manifest if request.manifest is not None else read_manifest(window,
+                                                                                   bee)
+    state = request.state
+    late_segments = request.late_segments
     rebuilt = state is None or state.settings_key != key
-    if seen_seq is None:  # rejected lines up to it were reported already
+    seen_seq = request.seen_seq
+    if seen_seq is None:
         seen_seq = state.checkpoint.seq if state is not None else 0
     if state is None or rebuilt:
         state = BeeState(bee=bee, settings_key=key)
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
-    if owed is None or rebuilt:
-        owed = Deferred()
-    ctx = context(bee, effective, now, cache, state.folds, deferred=owed)
+    owed = request.owed if request.owed is not None and not rebuilt else Deferred()
+    ctx = context(bee, effective, now, request.cache, state.folds, deferred=owed)
     outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
-    reading = _Reading(outcome, window, bee, config, read_time or now, flags, ctx,
-                       late_segments, on_record, finish_in_memory, read_to, slice_bytes,
-                       slice_s, seen_seq)
+    reading = _Reading(request, outcome, window, request.read_time or now, flags, ctx,
+                       late_segments, seen_seq)
     try:
         reading.run()
     except JournalError as error:
@@ -177,48 +199,49 @@ def run_pass(hive: Path, bee: str, config: GlobalConfig, effective: Effective, n
         outcome.changes = Changes()
         outcome.rebuilt = True
         outcome.read = 0
-        ctx = context(bee, effective, now, cache, outcome.state.folds, deferred=Deferred())
+        ctx = context(bee, effective, now, request.cache, outcome.state.folds,
+                      deferred=Deferred())
         reading.ctx = ctx
         reading.late_segments = set(manifest.rotated)
         reading.run()
     outcome.state.settings = effective
     outcome.changes.evicted += sweep(outcome.state.zones, ctx).evicted
-    if outcome.more and (rebuilding or outcome.rebuilt):
+    if outcome.more and (request.rebuilding or outcome.rebuilt):
         outcome.owed = ctx.deferred  # nothing is shown before the rebuild's last slice
         return outcome
     settle(outcome.state.zones, ctx)
     outcome.view = render(outcome.state.zones, bee, effective.horizon, effective.mission,
-                          blocks)
+                          request.blocks)
     return outcome
 
 
 @dataclass
 class _Reading:
+    """One reading of the journal into a pass's outcome (done again from the files when
+    the checkpoint's file is gone)."""
+
+    request: PassRequest
     outcome: Pass
     window: Path
-    bee: str
-    config: GlobalConfig
     read_time: float
     flags: dict[int, str]
     ctx: Context
     late_segments: set[str] | None
-    on_record: Callable[[Entry | Rejection], None] | None
-    finish_in_memory: bool
-    read_to: Checkpoint | None
-    slice_bytes: int | None
-    slice_s: float | None
     seen_seq: int
 
     def run(self) -> None:
         outcome = self.outcome
         state = outcome.state
-        reader = JournalReader(self.window, self.bee, state.checkpoint,
-                               self.config.max_line_bytes, self.read_time, outcome.manifest,
-                               self.flags, self.late_segments,
-                               finish_in_memory=self.finish_in_memory, read_to=self.read_to,
-                               slice_bytes=self.slice_bytes, slice_s=self.slice_s)
+        request = self.request
+        reader = JournalReader(self.window, request.bee, state.checkpoint,
+                               request.config.max_line_bytes, self.read_time,
+                               outcome.manifest, self.flags, self.late_segments,
+                               finish_in_memory=request.finish_in_memory,
+                               read_to=request.read_to, slice_bytes=request.slice_bytes,
+                               slice_s=request.slice_s)
         stepper = Stepper(state.zones, self.ctx, outcome.changes)
         seen = self.seen_seq
+        on_record = request.on_record
         for batch in reader.batches():
             outcome.read += len(batch)
             if batch[0].seq <= seen:  # read before: a rebuild's, not news
@@ -226,9 +249,9 @@ class _Reading:
             if reader.main_flow:  # a batch's seqs rise one by one: its ends bound them
                 _note_segment(state, reader.current_segment, batch[0].seq)
                 _note_segment(state, reader.current_segment, batch[-1].seq)
-            if self.on_record is not None:
+            if on_record is not None:
                 for record in batch:
-                    self.on_record(record)
+                    on_record(record)
             if len(batch) > 1:  # a block of plain lines: entries only
                 stepper.add_entries(cast("list[Entry]", batch))
                 continue
