@@ -17,10 +17,10 @@ from horizon.core.settings import GlobalConfig, ProviderConfig
 from horizon.core.summarizer import ModelResult
 from horizon.engine.stepping import Commit
 from horizon.hive.heartbeat import read_heartbeat
-from horizon.service import daemon as daemon_module
-from horizon.service import hive_service
-from horizon.service.daemon import Daemon
+from horizon.service import handlers, hive_service, hives
 from horizon.service.hive_service import HiveService
+from horizon.service.messages import FileEvent
+from horizon.service.state import DaemonState
 from horizon.service.writer import Writer
 
 BEE = "mia"
@@ -95,7 +95,7 @@ def test_appends_to_a_name_the_daemon_does_not_serve_cost_no_rescan(
     (hive / "window" / f"{BEE.upper()}-messages.jsonl").write_text("")  # a case twin
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"hives": [str(hive)]}))
-    daemon = Daemon(config)
+    daemon = DaemonState(config)
     service = HiveService(hive, GlobalConfig(), str(config))
     daemon.services[hive] = service
     try:
@@ -112,10 +112,10 @@ def test_appends_to_a_name_the_daemon_does_not_serve_cost_no_rescan(
         for _ in range(50):
             with twin.open("a") as out:
                 out.write("{}\n")
-            daemon._on_event(twin)
+            handlers.on_file_event(daemon, FileEvent(twin))
         assert scans == [], "the refused twin's appends never rescan the hive"
         (hive / "window" / "new-messages.jsonl").write_text("")
-        daemon._on_event(hive / "window" / "new-messages.jsonl")
+        handlers.on_file_event(daemon, FileEvent(hive / "window" / "new-messages.jsonl"))
         assert scans == [hive] and "new" in service.bees
     finally:
         service.close()
@@ -191,17 +191,17 @@ def test_the_catch_up_extends_the_start_timeout_between_slices_of_one_round(
         (hive / "window" / f"{bee}-messages.jsonl").write_bytes(line * 20)
     monkeypatch.setattr(hive_service, "SLICE_BYTES", len(line) * 12)
     monkeypatch.setattr(hive_service, "SLICE_S", 60.0)  # only the bytes end a slice
-    monkeypatch.setattr(daemon_module, "CATCH_UP_EXTEND_S", 0.0)  # every look is due
+    monkeypatch.setattr(hives, "CATCH_UP_EXTEND_S", 0.0)  # every look is due
     sink = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sink.bind(str(tmp_path / "notify"))
     sink.setblocking(False)
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
-    daemon = Daemon(tmp_path / "config.json")
+    daemon = DaemonState(tmp_path / "config.json")
     service = HiveService(hive, GlobalConfig(), "config.json", writer=daemon.writer)
     daemon.services[hive] = service
     try:
         service.refresh_bees()
-        daemon._catch_up()
+        hives.catch_up(daemon)
         said = []
         with contextlib.suppress(BlockingIOError):
             while True:
