@@ -31,7 +31,7 @@ def test_a_pass_reads_one_slice_of_a_backlog_and_the_bee_stays_due(tmp_path: Pat
         # The slice ends at SLICE_BYTES or SLICE_S, whichever comes first, after a whole line.
         assert 0 < first.state.checkpoint.offset < SLICE_BYTES + len(line)
         assert first.state.checkpoint.offset % len(line) == 0
-        assert service.bees["big"].dirty, "still behind: the daemon posts the rest"
+        assert service.bees["big"].schedule.dirty, "still behind: the daemon posts the rest"
         passes = 1
         while (outcome := service.process("big")) is not None and outcome.more:
             passes += 1
@@ -40,7 +40,7 @@ def test_a_pass_reads_one_slice_of_a_backlog_and_the_bee_stays_due(tmp_path: Pat
         # Three slices' worth of bytes: three passes at least (more when the time bound
         # ends some first), the first of them counted before the loop.
         assert passes >= 2
-        assert not service.bees["big"].dirty
+        assert not service.bees["big"].schedule.dirty
     finally:
         service.close()
 

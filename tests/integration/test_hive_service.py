@@ -169,12 +169,12 @@ def test_a_sweep_with_nothing_to_age_keeps_a_dirty_bee_due_by_its_first_write(
         due = service.due_at(runtime)
         assert service.process(BEE, sweep_only=True) is None  # nothing aged: nothing read
         # Still due by its first write: a sweep must not restart max_wait_s's count.
-        assert runtime.dirty and runtime.first_dirty == first
+        assert runtime.schedule.dirty and runtime.schedule.first_dirty == first
         service.mark_dirty(BEE, first + 2.0)
         assert service.due_at(runtime) == min(due + 1.0, first + 10.0)
         outcome = service.process(BEE)
         assert outcome is not None and outcome.read == 1
-        assert not runtime.dirty and runtime.first_dirty is None
+        assert not runtime.schedule.dirty and runtime.schedule.first_dirty is None
     finally:
         service.close()
 
@@ -274,6 +274,6 @@ def test_a_bee_that_never_stops_writing_is_due_max_wait_s_after_its_first_write(
             runtime = service.mark_dirty(BEE, first + tick * 0.05)
             assert runtime is not None
             assert service.due_at(runtime) <= first + 1.0 + 1e-9, tick
-        assert runtime is not None and runtime.first_dirty == first
+        assert runtime is not None and runtime.schedule.first_dirty == first
     finally:
         service.close()

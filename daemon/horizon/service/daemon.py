@@ -109,7 +109,7 @@ class Daemon:
         for service in state.services.values():
             # Lines already seen but still in their debounce are the batch in hand.
             for bee, runtime in list(service.bees.items()):
-                if runtime.dirty and time.monotonic() >= runtime.retry_at:
+                if runtime.schedule.dirty and runtime.schedule.may_run(time.monotonic()):
                     service.process(bee)
         state.writer.close()  # every pass's files on disk before the locks are let go
         loop.take_written(state)

@@ -90,12 +90,13 @@ def on_poll(state: DaemonState, _: Poll) -> None:
             for bee in service.refresh_bees():
                 state.bee_wrote(service, bee)
         for bee in service.changed_bees():
-            if not service.bees[bee].dirty:
+            if not service.bees[bee].schedule.dirty:
                 state.bee_wrote(service, bee)
         for bee, runtime in service.bees.items():
             # Every dirty bee has a deadline or a continuation; a safety net all the same.
             key = (service.hive, bee)
-            if runtime.dirty and key not in state.deadlines and key not in state.continuing:
+            if (runtime.schedule.dirty and key not in state.deadlines
+                    and key not in state.continuing):
                 state.schedule(service, bee)
         if service.settings_changed():
             reload_needed = True
@@ -108,7 +109,7 @@ def on_sweep(state: DaemonState, _: Sweep) -> None:
     now = time.monotonic()
     for service in state.services.values():
         for bee, runtime in list(service.bees.items()):
-            if now >= runtime.retry_at:
+            if runtime.schedule.may_run(now):
                 outcome = service.process(bee, sweep_only=True)
                 if outcome is not None and outcome.more:
                     state.continue_later(service.hive, bee)

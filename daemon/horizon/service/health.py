@@ -25,8 +25,9 @@ def beat(state: DaemonState) -> None:
                 service.forget_state(bee)
                 state.process(service.hive, bee)
         service.heartbeat()
-    lag = max((time.monotonic() - r.first_dirty for s in state.services.values()
-               for r in s.bees.values() if r.dirty and r.first_dirty), default=0.0)
+    now = time.monotonic()
+    lag = max((runtime.schedule.lag(now) for service in state.services.values()
+               for runtime in service.bees.values()), default=0.0)
     notify.notify(f"STATUS=serving {counted(len(state.services), 'hive')}, "
                   f"{counted(state.bee_count(), 'bee')}, max lag {lag:.1f} s")
     publish_health(state)

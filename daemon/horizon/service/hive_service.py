@@ -51,7 +51,7 @@ from horizon.service.metrics import Metrics
 from horizon.service.modelwork import ModelWork
 from horizon.service.passlog import log_pass
 from horizon.service.polling import StatFallback
-from horizon.service.runtime import BACKOFF_MAX_S, BACKOFF_MIN_S, BeeRuntime
+from horizon.service.runtime import BeeRuntime
 from horizon.service.writer import Writer
 
 log = get_logger()
@@ -225,40 +225,29 @@ class HiveService:
         runtime = self.bees.get(bee)
         if runtime is None:
             return None
-        runtime.dirty = True
-        runtime.last_write = now
-        if runtime.first_dirty is None:
-            runtime.first_dirty = now
+        runtime.schedule.wrote(now)
         return runtime
 
     def due_at(self, runtime: BeeRuntime) -> float:
         """Monotonic instant of the next pass: debounce_s after the last write, and never
         later than max_wait_s after the first unprocessed one."""
         settings = runtime.effective.horizon if runtime.effective else DEFAULTS
-        last = runtime.last_write or time.monotonic()
-        first = runtime.first_dirty or last
-        return max(runtime.retry_at, min(last + settings.debounce_s, first + settings.max_wait_s))
+        return runtime.schedule.due_at(settings, time.monotonic())
 
     def process(self, bee: str, *, sweep_only: bool = False) -> Pass | None:
         """Read what is new for `bee`, step its zones, write its view when it changed."""
         runtime = self.bees.get(bee)
         if runtime is None:
             return None
-        first_dirty, was_dirty = runtime.first_dirty, runtime.dirty
-        runtime.dirty = False
-        runtime.first_dirty = None
+        first_dirty, was_dirty = runtime.schedule.start_pass()
         if runtime.engine is None:
             return None  # refused settings: untouched until a reload fixes them
         given: Input = SweepAges(reoffer=self.models is not None) if sweep_only else ReadNew()
         outcome = self._run(runtime, runtime.engine, given)
         if outcome is None and sweep_only and was_dirty:
-            # Nothing could age, so nothing was read: the lines that made the bee dirty
-            # still wait for their pass, due by their first write, not a later one.
-            runtime.dirty = True
-            runtime.first_dirty = first_dirty or runtime.first_dirty
+            runtime.schedule.still_waiting(first_dirty)  # nothing could age, nothing read
         if outcome is not None and outcome.more:
-            runtime.dirty = True  # still behind: the lag goes on from the first write
-            runtime.first_dirty = first_dirty or time.monotonic()
+            runtime.schedule.behind(first_dirty, time.monotonic())
         elif outcome is not None and outcome.committed and first_dirty is not None:
             if outcome.commit is not None and self.writer is not None:
                 outcome.commit.receipt.first_dirty = first_dirty  # observed once written
@@ -421,16 +410,14 @@ class HiveService:
     def _write_failed(self, runtime: BeeRuntime, reason: str) -> None:
         now = time.monotonic()
         first = not runtime.write_failed
-        if first or now >= runtime.retry_at:
+        if first or runtime.schedule.may_run(now):
             with self.bind(runtime.name):
-                log.error("store.write_failed", reason=reason, retry_in_s=runtime.backoff_s)
+                log.error("store.write_failed", reason=reason,
+                          retry_in_s=runtime.schedule.backoff_s)
         runtime.write_failed = True
         if self.metrics is not None:
             self.metrics.write_failures.inc()
-        runtime.retry_at = now + runtime.backoff_s
-        runtime.backoff_s = min(runtime.backoff_s * 2, BACKOFF_MAX_S)
-        runtime.dirty = True
-        runtime.first_dirty = runtime.first_dirty or now
+        runtime.schedule.failed(now)
         if first:
             self.heartbeat()  # status shows it now, not at the next beat
 
@@ -449,8 +436,7 @@ class HiveService:
         if runtime.write_failed:
             log.info("store.recovered")
         runtime.write_failed = False
-        runtime.backoff_s = BACKOFF_MIN_S
-        runtime.retry_at = 0.0
+        runtime.schedule.succeeded()
 
     # -- the stat fallback ----------------------------------------------------------------
 
@@ -482,9 +468,7 @@ class HiveService:
         now = time.time()
         bees = {}
         for name, runtime in self.bees.items():
-            lag = 0.0
-            if runtime.dirty and runtime.first_dirty is not None:
-                lag = round(time.monotonic() - runtime.first_dirty, 3)
+            lag = round(runtime.schedule.lag(time.monotonic()), 3)
             bees[name] = BeeHealth(
                 lag_s=lag, write_failed=runtime.write_failed,
                 rotation_failed=runtime.rotation_failed,

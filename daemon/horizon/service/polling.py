@@ -45,10 +45,10 @@ class StatFallback:
             if self._unsealed_grew(runtime, rotate_wait_s):
                 changed.append(name)
                 continue
-            if live is not None and live == runtime.seen_live and not runtime.dirty:
+            if live is not None and live == runtime.seen_live and not runtime.schedule.dirty:
                 continue  # as the last pass found it: a partial tail, a refused file
             if state is None:
-                if live is not None or runtime.dirty:
+                if live is not None or runtime.schedule.dirty:
                     changed.append(name)
                 continue
             checkpoint = state.checkpoint

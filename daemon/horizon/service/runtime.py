@@ -7,9 +7,7 @@ from dataclasses import dataclass, field
 from horizon.core.settings import Effective
 from horizon.engine.bee_engine import BeeEngine
 from horizon.service.modelwork import InFlight
-
-BACKOFF_MIN_S = 1.0
-BACKOFF_MAX_S = 60.0
+from horizon.service.schedule import Schedule
 
 
 @dataclass
@@ -24,15 +22,11 @@ class BeeRuntime:
     settings_error: str | None = None
     state_error: str | None = None
     unavailable: dict[str, str] = field(default_factory=dict)  # summarizers that cannot run
-    dirty: bool = False
-    first_dirty: float | None = None
-    last_write: float | None = None
+    schedule: Schedule = field(default_factory=Schedule)  # when its next pass is due
     # Rotated segments and when their size last changed: quiet long enough, they are sealed.
     quiet_since: dict[str, tuple[int, float]] = field(default_factory=dict)
     write_failed: bool = False
     rotation_failed: str | None = None  # why, from the first failure to a rotation
-    backoff_s: float = BACKOFF_MIN_S
-    retry_at: float = 0.0
     inflight: InFlight = field(default_factory=InFlight)
     refused_records: list[str] = field(default_factory=list)  # as last logged
     # The live journal as the last pass found it when it started: the poll looks again

@@ -71,7 +71,7 @@ class DaemonState:
             self.continue_later(hive, bee)
             return
         runtime = service.bees.get(bee)
-        if runtime is not None and runtime.dirty:
+        if runtime is not None and runtime.schedule.dirty:
             self.schedule(service, bee)  # a failed write: retry after its back-off
 
     def continue_later(self, hive: Path, bee: str) -> None:
