@@ -137,7 +137,7 @@ def test_the_heartbeat_counts_each_bee_s_passes_and_stamps_the_last(tmp_path: Pa
             out.write(line)
         service.process(BEE)
         service.process(BEE)  # nothing new: no pass to count
-        service.heartbeat()
+        service.health.heartbeat()
         beat = read_heartbeat(hive)
         assert beat is not None
         mia = beat.bees[BEE]

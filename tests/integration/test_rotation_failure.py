@@ -89,7 +89,7 @@ def test_a_failed_link_is_closed_retried_without_records_and_degrades_the_bee(
         assert not segment.exists()
         assert manifest_kinds(hive) == ["rotated", "aborted"]
         assert not read_manifest(hive / "window", BEE).segments(), "no segment claimed"
-        reasons = service.health_reasons()
+        reasons = service.health.reasons()
         assert any(f"{BEE}: rotation failed" in reason and "not permitted" in reason
                    for reason in reasons), reasons
         beat = read_heartbeat(hive)
@@ -107,7 +107,7 @@ def test_a_failed_link_is_closed_retried_without_records_and_degrades_the_bee(
         service.process(BEE)
         assert segment.exists(), "the number the failed rotation had"
         assert not (hive / "window" / "archive" / f"{BEE}-messages.000002.jsonl").exists()
-        assert not any("rotation" in reason for reason in service.health_reasons())
+        assert not any("rotation" in reason for reason in service.health.reasons())
         append(2, 8)
         service.process(BEE)
         engine = service.bees[BEE].engine
@@ -147,7 +147,7 @@ def test_a_link_the_kernel_would_refuse_records_nothing(
         append_lines(live, 1, 4)
         service.process(BEE)
         assert manifest_kinds(hive) == []
-        assert any("protected_hardlinks" in reason for reason in service.health_reasons())
+        assert any("protected_hardlinks" in reason for reason in service.health.reasons())
     finally:
         service.close()
 

@@ -227,7 +227,7 @@ def test_a_degraded_hive_has_its_health_and_a_banner_each_reason_once(
     try:
         service.refresh_bees()
         (hive / "horizon.toml").write_text("[horizon]\nbudget_net = 'lots'\n")
-        service.heartbeat()
+        service.health.heartbeat()
         running = Serve(config).started()
         try:
             home = running.get("/").text

@@ -114,7 +114,7 @@ class Daemon:
         state.writer.close()  # every pass's files on disk before the locks are let go
         loop.take_written(state)
         for service in state.services.values():
-            service.heartbeat()
+            service.health.heartbeat()
         hives.release_all(state)
         if state.served_file is not None:
             served.withdraw(state.served_file)

@@ -17,14 +17,14 @@ log = logs.get_logger()
 def beat(state: DaemonState) -> None:
     """The heartbeats, after a bee whose derived files went away is made again."""
     for service in state.services.values():
-        lost = service.lost_bees()
+        lost = service.health.lost_bees()
         if lost:
             with service.bind():
                 log.warning("derived.recreated", bees=len(lost))
             for bee in lost:
                 service.forget_state(bee)
                 state.process(service.hive, bee)
-        service.heartbeat()
+        service.health.heartbeat()
     now = time.monotonic()
     lag = max((runtime.schedule.lag(now) for service in state.services.values()
                for runtime in service.bees.values()), default=0.0)
@@ -40,8 +40,8 @@ def publish_health(state: DaemonState) -> None:
         reasons.append(f"config.json rejected (the last good settings serve): "
                        f"{state.config_rejected}")
     for service in state.services.values():
-        reasons += service.health_reasons()
-    state.metrics.refused_files.set(sum(service.refused_count()
+        reasons += service.health.reasons()
+    state.metrics.refused_files.set(sum(service.health.refused_count()
                                         for service in state.services.values()))
     state.metrics.publish_health(reasons)
     _publish_served(state)

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import time
 from pathlib import Path
 
 import msgspec
 import structlog
 
-from horizon import __version__
-from horizon.core.entries import format_instant
 from horizon.core.errors import JournalError, SettingsError
 from horizon.core.settings import (
     Effective,
@@ -33,19 +30,15 @@ from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Commit, Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
 from horizon.hive.durable import StoreError
-from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import (
     bee_settings_path,
-    handoff_path,
     live_path,
-    state_path,
     window_dir,
 )
 from horizon.hive.lock import HiveLock
-from horizon.hive.manifest import archive_names, missing_segments
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
-from horizon.service import logs
+from horizon.service.hive_health import HiveHealth
 from horizon.service.logs import get_logger
 from horizon.service.metrics import Metrics
 from horizon.service.modelwork import ModelWork
@@ -82,13 +75,12 @@ class HiveService:
         self.bees: dict[str, BeeRuntime] = {}
         self.live_paths: dict[str, str] = {}  # each served bee's live journal, by its path
         self.problems: list[str] = []
-        self.beat_failed: str | None = None
         self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
         self.unavailable_logged: set[tuple[str, str]] = set()  # (summarizer, why), likewise
         self.unrecorded: list[str] = []
-        self.started = format_instant(time.time())
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.fallback = StatFallback(hive, self._write_failed)
+        self.health = HiveHealth(self)
         remove_stale_temps(hive)
 
     def close(self) -> None:
@@ -419,7 +411,7 @@ class HiveService:
             self.metrics.write_failures.inc()
         runtime.schedule.failed(now)
         if first:
-            self.heartbeat()  # status shows it now, not at the next beat
+            self.health.heartbeat()  # status shows it now, not at the next beat
 
     def _rotation_failed(self, runtime: BeeRuntime, reason: str) -> None:
         """The journal grows past its rotation: degraded from the first failure, until a
@@ -430,7 +422,7 @@ class HiveService:
         if self.metrics is not None:
             self.metrics.rotation_failures.labels(str(self.hive)).inc()
         if first:
-            self.heartbeat()  # status shows it now, not at the next beat
+            self.health.heartbeat()  # status shows it now, not at the next beat
 
     def _recovered(self, runtime: BeeRuntime) -> None:
         if runtime.write_failed:
@@ -461,76 +453,6 @@ class HiveService:
 
     def window_changed(self) -> bool:
         return self.fallback.window_changed()
-
-    # -- heartbeat ------------------------------------------------------------------------
-
-    def heartbeat(self) -> None:
-        now = time.time()
-        bees = {}
-        for name, runtime in self.bees.items():
-            lag = round(runtime.schedule.lag(time.monotonic()), 3)
-            bees[name] = BeeHealth(
-                lag_s=lag, write_failed=runtime.write_failed,
-                rotation_failed=runtime.rotation_failed,
-                error=runtime.settings_error or runtime.state_error,
-                passes=runtime.passes, last_pass=runtime.last_pass,
-            )
-            if self.metrics is not None:
-                self.metrics.lag_of(str(self.hive), name, lag)
-        beat = Heartbeat(pid=os.getpid(), version=__version__, started=self.started,
-                         beat=format_instant(now), beat_epoch=now, watch=self.watch_mode,
-                         bees=bees, log_file=logs.current_file())
-        try:
-            write_heartbeat(self.hive, beat)
-            self.beat_failed = None
-        except StoreError as error:
-            with self.bind():
-                log.error("store.write_failed", file="daemon.json", reason=str(error))
-            self.beat_failed = str(error)
-
-    def health_reasons(self) -> list[str]:
-        """Why `horizon status` would not exit 0 for this hive, as the daemon sees it."""
-        reasons = [f"{self.hive}: {problem}" for problem in self.problems]
-        reasons += [f"{self.hive}: unrecorded segment {name}" for name in self.unrecorded]
-        present = archive_names(self.window)  # listed once for every bee
-        for name in sorted(self.bees):  # lines lost by hand: status says so too
-            reasons += [f"{self.hive} {name}: archive segment gone: {segment}"
-                        for segment in missing_segments(self.window, name, present)]
-        if self.beat_failed is not None:
-            reasons.append(f"{self.hive}: heartbeat not written: {self.beat_failed}")
-        for name, runtime in sorted(self.bees.items()):
-            if runtime.write_failed:
-                reasons.append(f"{self.hive} {name}: a derived write failed")
-            if runtime.rotation_failed is not None:
-                reasons.append(f"{self.hive} {name}: rotation failed: "
-                               f"{runtime.rotation_failed}")
-            if runtime.settings_error:
-                reasons.append(f"{self.hive} {name}: settings rejected: "
-                               f"{runtime.settings_error}")
-            if runtime.state_error:
-                reasons.append(f"{self.hive} {name}: refused: {runtime.state_error}")
-        return reasons
-
-    def refused_count(self) -> int:
-        return (len(self.problems) + len(self.unrecorded)
-                + sum(runtime.state_error is not None for runtime in self.bees.values()))
-
-    def lost_bees(self) -> list[str]:
-        """The bees whose handoff.md or state.json is gone though their engine holds them
-        written: `horizon/`, or a bee's folder, deleted while running. A busy bee's write
-        makes `horizon/` again at once, so each bee's own files are looked at. A bee with
-        commits on their way, or whose writes fail, is left to them."""
-        lost = []
-        for name, runtime in self.bees.items():
-            engine = runtime.engine
-            if engine is None or engine.state is None or runtime.write_failed:
-                continue
-            if self.writer is not None and self.writer.pending((self.hive, name)):
-                continue
-            if not (os.path.lexists(handoff_path(self.hive, name))
-                    and os.path.lexists(state_path(self.hive, name))):
-                lost.append(name)
-        return lost
 
     def forget_state(self, bee: str) -> None:
         """The bee's engine reads the disk again: its next pass rebuilds what is gone."""

@@ -67,7 +67,7 @@ def start_hive(state: DaemonState, hive: Path, lock_wait_s: float = 1.0) -> None
     service.refresh_bees()
     service.settings_changed()
     watch_hive(state, service)
-    service.heartbeat()  # status sees it served at once, not at the next beat
+    service.health.heartbeat()  # status sees it served at once, not at the next beat
 
 
 def _still_missing(state: DaemonState, hive: Path, event: str, reason: str) -> None:
