@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 
 from horizon import __version__
 from horizon.core.entries import format_instant
+from horizon.engine import bee_engine
 from horizon.hive.durable import StoreError
 from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import handoff_path, state_path
 from horizon.hive.manifest import archive_names, missing_segments
 from horizon.service import logs
+from horizon.service.runtime import BeeRuntime
 
 if TYPE_CHECKING:  # the service owns its health: imported for its type only
     from horizon.service.hive_service import HiveService
@@ -101,3 +103,37 @@ class HiveHealth:
                 lost.append(name)
         return lost
 
+    def write_failed(self, runtime: BeeRuntime, reason: str) -> None:
+        """A derived write failed: degraded, and the next pass waits out a back-off."""
+        service = self.service
+        now = time.monotonic()
+        first = not runtime.write_failed
+        if first or runtime.schedule.may_run(now):
+            with service.bind(runtime.name):
+                log.error("store.write_failed", reason=reason,
+                          retry_in_s=runtime.schedule.backoff_s)
+        runtime.write_failed = True
+        if service.metrics is not None:
+            service.metrics.write_failures.inc()
+        runtime.schedule.failed(now)
+        if first:
+            self.heartbeat()  # status shows it now, not at the next beat
+
+    def rotation_failed(self, runtime: BeeRuntime, reason: str) -> None:
+        """The journal grows past its rotation: degraded from the first failure, until a
+        rotation succeeds (the engine retries it after ROTATE_RETRY_S)."""
+        service = self.service
+        first = runtime.rotation_failed is None
+        runtime.rotation_failed = reason
+        log.error("archive.rotate_failed", reason=reason, retry_in_s=bee_engine.ROTATE_RETRY_S)
+        if service.metrics is not None:
+            service.metrics.rotation_failures.labels(str(service.hive)).inc()
+        if first:
+            self.heartbeat()  # status shows it now, not at the next beat
+
+    def recovered(self, runtime: BeeRuntime) -> None:
+        """A pass's files are on disk: the back-off is over."""
+        if runtime.write_failed:
+            log.info("store.recovered")
+        runtime.write_failed = False
+        runtime.schedule.succeeded()

@@ -25,7 +25,6 @@ from horizon.core.settings import (
     unavailable_levels,
 )
 from horizon.core.summarizer import TRUNCATION, ModelResult
-from horizon.engine import bee_engine
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Commit, Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
@@ -42,7 +41,7 @@ from horizon.service.hive_health import HiveHealth
 from horizon.service.logs import get_logger
 from horizon.service.metrics import Metrics
 from horizon.service.modelwork import ModelWork
-from horizon.service.passlog import log_pass
+from horizon.service.passlog import report_pass, report_refused_records
 from horizon.service.polling import StatFallback
 from horizon.service.runtime import BeeRuntime
 from horizon.service.writer import Writer
@@ -79,8 +78,8 @@ class HiveService:
         self.unavailable_logged: set[tuple[str, str]] = set()  # (summarizer, why), likewise
         self.unrecorded: list[str] = []
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
-        self.fallback = StatFallback(hive, self._write_failed)
         self.health = HiveHealth(self)
+        self.fallback = StatFallback(hive, self.health.write_failed)
         remove_stale_temps(hive)
 
     def close(self) -> None:
@@ -261,12 +260,12 @@ class HiveService:
                 runtime.engine.reset()
             if self.writer is not None:
                 self.writer.recovered((self.hive, commit.bee))
-            self._write_failed(runtime, error)
+            self.health.write_failed(runtime, error)
             return True
         with self.bind(commit.bee):
             if commit.receipt.logged is not None:
                 log.info("handoff.written", **commit.receipt.logged)
-            self._recovered(runtime)
+            self.health.recovered(runtime)
         first_dirty = commit.receipt.first_dirty
         if first_dirty is not None and self.metrics is not None:
             self.metrics.write_to_view.observe(time.monotonic() - first_dirty)
@@ -304,7 +303,7 @@ class HiveService:
             try:
                 outcome = engine.run(given, time.time())
             except (StoreError, OSError) as error:
-                self._write_failed(runtime, str(error))
+                self.health.write_failed(runtime, str(error))
                 return None
             except StateTooNew as error:
                 if runtime.state_error != str(error):
@@ -324,13 +323,14 @@ class HiveService:
                 # Even when the pass failed: the rotation it finished stays finished.
                 for segment in engine.take_finished():
                     log.warning("archive.rotation_finished", segment=segment)
-                self._report_refused_records(runtime, engine)
+                report_refused_records(runtime, engine)
             if not isinstance(given, ModelResult):
                 runtime.state_error = None  # a pass went through: the bee's files are fine
                 if outcome is not None:
                     runtime.seen_live = live_before
             if outcome is not None:
-                self._report(runtime, given, outcome)
+                report_pass(self.health, runtime, given, outcome,
+                            deferred=outcome.commit is not None and self.writer is not None)
                 if outcome.committed:
                     runtime.passes += 1
                     runtime.last_pass = time.time()
@@ -342,46 +342,6 @@ class HiveService:
                                                  isinstance(given, ModelResult))
             self._offer_to_models(runtime, engine, given, outcome)
         return outcome
-
-    def _report_refused_records(self, runtime: BeeRuntime, engine: BeeEngine) -> None:
-        """Manifest records naming another file than the bee's own: logged once each."""
-        refused = engine.manifest.refused if engine.manifest is not None else []
-        if refused and refused != runtime.refused_records:
-            log.error("manifest.refused", count=len(refused), records=refused[:10])
-        runtime.refused_records = list(refused)
-
-    def _report(self, runtime: BeeRuntime, given: Input, outcome: Pass) -> None:
-        """Logs what the pass did (called with `hive` and `bee` bound)."""
-        if outcome.committed:
-            deferred = outcome.commit is not None and self.writer is not None
-            if not deferred:
-                self._recovered(runtime)
-            fields: dict[str, object]
-            if isinstance(given, ModelResult):
-                fields = {"chars": len(outcome.view.text), "cap": outcome.view.cap,
-                          "up_to": outcome.state.zones.up_to, "mode": outcome.view.mode,
-                          "lines": 0,
-                          "source": given.kind}
-                if not deferred:
-                    log.info("handoff.written", **fields)
-            else:
-                fields = log_pass(outcome, deferred=deferred)
-            if deferred and outcome.commit is not None:
-                outcome.commit.receipt.logged = fields
-        elif not isinstance(given, ModelResult):
-            self._recovered(runtime)
-        if outcome.rotate_failed is not None:
-            self._rotation_failed(runtime, outcome.rotate_failed)
-        moved = outcome.rotated
-        if moved is not None:
-            if runtime.rotation_failed is not None:
-                log.info("archive.rotation_recovered", segment=moved.segment)
-                runtime.rotation_failed = None
-            runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
-            log.info("archive.rotated", segment=moved.segment, lines=outcome.rotated_lines,
-                     up_to=moved.seq)
-        if outcome.write_failed is not None:
-            self._write_failed(runtime, outcome.write_failed)
 
     def _offer_to_models(self, runtime: BeeRuntime, engine: BeeEngine, given: Input,
                          outcome: Pass | None) -> None:
@@ -398,37 +358,6 @@ class HiveService:
         self.models.submit(self.hive, runtime.name, engine.effective, engine.state,
                            outcome.changes.to_condense, runtime.inflight, engine.manifest,
                            upgrade=isinstance(given, SweepAges) or outcome.loaded)
-
-    def _write_failed(self, runtime: BeeRuntime, reason: str) -> None:
-        now = time.monotonic()
-        first = not runtime.write_failed
-        if first or runtime.schedule.may_run(now):
-            with self.bind(runtime.name):
-                log.error("store.write_failed", reason=reason,
-                          retry_in_s=runtime.schedule.backoff_s)
-        runtime.write_failed = True
-        if self.metrics is not None:
-            self.metrics.write_failures.inc()
-        runtime.schedule.failed(now)
-        if first:
-            self.health.heartbeat()  # status shows it now, not at the next beat
-
-    def _rotation_failed(self, runtime: BeeRuntime, reason: str) -> None:
-        """The journal grows past its rotation: degraded from the first failure, until a
-        rotation succeeds (the engine retries it after ROTATE_RETRY_S)."""
-        first = runtime.rotation_failed is None
-        runtime.rotation_failed = reason
-        log.error("archive.rotate_failed", reason=reason, retry_in_s=bee_engine.ROTATE_RETRY_S)
-        if self.metrics is not None:
-            self.metrics.rotation_failures.labels(str(self.hive)).inc()
-        if first:
-            self.health.heartbeat()  # status shows it now, not at the next beat
-
-    def _recovered(self, runtime: BeeRuntime) -> None:
-        if runtime.write_failed:
-            log.info("store.recovered")
-        runtime.write_failed = False
-        runtime.schedule.succeeded()
 
     # -- the stat fallback ----------------------------------------------------------------
 

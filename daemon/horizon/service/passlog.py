@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
+from horizon.core.summarizer import ModelResult
+from horizon.engine.bee_engine import BeeEngine, Input
 from horizon.engine.stepping import Pass
 from horizon.hive.manifest import Clamps
 from horizon.service import logs
 from horizon.service.logs import get_logger
+from horizon.service.runtime import BeeRuntime
+
+if TYPE_CHECKING:  # handed in by the service that owns it
+    from horizon.service.hive_health import HiveHealth
 
 log = get_logger()
 
@@ -67,3 +74,46 @@ def _log_decisions(outcome: Pass) -> None:
                   seqs=outcome.changes.folded, summarizer=zones.recit_level)
     for cut in outcome.view.summary.get("cut", []):
         log.debug("view.cut", **cut)
+
+
+def report_refused_records(runtime: BeeRuntime, engine: BeeEngine) -> None:
+    """Manifest records naming another file than the bee's own: logged once each."""
+    refused = engine.manifest.refused if engine.manifest is not None else []
+    if refused and refused != runtime.refused_records:
+        log.error("manifest.refused", count=len(refused), records=refused[:10])
+    runtime.refused_records = list(refused)
+
+
+def report_pass(health: HiveHealth, runtime: BeeRuntime, given: Input, outcome: Pass, *,
+                deferred: bool) -> None:
+    """Logs what the pass did (called with `hive` and `bee` bound); `deferred`: its files
+    are still on their way to disk."""
+    if outcome.committed:
+        if not deferred:
+            health.recovered(runtime)
+        fields: dict[str, object]
+        if isinstance(given, ModelResult):
+            fields = {"chars": len(outcome.view.text), "cap": outcome.view.cap,
+                      "up_to": outcome.state.zones.up_to, "mode": outcome.view.mode,
+                      "lines": 0,
+                      "source": given.kind}
+            if not deferred:
+                log.info("handoff.written", **fields)
+        else:
+            fields = log_pass(outcome, deferred=deferred)
+        if deferred and outcome.commit is not None:
+            outcome.commit.receipt.logged = fields
+    elif not isinstance(given, ModelResult):
+        health.recovered(runtime)
+    if outcome.rotate_failed is not None:
+        health.rotation_failed(runtime, outcome.rotate_failed)
+    moved = outcome.rotated
+    if moved is not None:
+        if runtime.rotation_failed is not None:
+            log.info("archive.rotation_recovered", segment=moved.segment)
+            runtime.rotation_failed = None
+        runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
+        log.info("archive.rotated", segment=moved.segment, lines=outcome.rotated_lines,
+                 up_to=moved.seq)
+    if outcome.write_failed is not None:
+        health.write_failed(runtime, outcome.write_failed)
