@@ -247,7 +247,7 @@ class DaemonModel(RuleBasedStateMachine):
         self.write_settings()
         assert self.service is not None
         runtime = self.service.bees[BEE]
-        assert self.service.load_settings(runtime)
+        assert self.service.settings.load(runtime)
 
     # -- the check ------------------------------------------------------------------------
 

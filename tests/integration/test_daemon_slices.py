@@ -10,7 +10,8 @@ from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine, ReadNew
 from horizon.hive.store import load_state
-from horizon.service.hive_service import SLICE_BYTES, HiveService
+from horizon.service.bee_settings import SLICE_BYTES
+from horizon.service.hive_service import HiveService
 
 BEE = "mia"
 NOW = 1_790_000_000.0
@@ -67,7 +68,7 @@ def test_a_rebuild_in_slices_reports_old_rejected_lines_no_more_and_its_reading_
         assert sum(reported) == 3, "read once, reported once"
 
         bee_file.write_text("[horizon]\nactif = true\nbudget_net = 9000\n")
-        assert service.load_settings(service.bees["big"])
+        assert service.settings.load(service.bees["big"])
         slices = []
         while (outcome := service.process("big")) is not None:
             slices.append(outcome)

@@ -17,7 +17,7 @@ from horizon.core.settings import GlobalConfig, ProviderConfig
 from horizon.core.summarizer import ModelResult
 from horizon.engine.stepping import Commit
 from horizon.hive.heartbeat import read_heartbeat
-from horizon.service import handlers, hive_service, hives
+from horizon.service import bee_settings, handlers, hive_service, hives, polling
 from horizon.service.hive_service import HiveService
 from horizon.service.messages import FileEvent
 from horizon.service.state import DaemonState
@@ -40,8 +40,8 @@ def test_a_bee_with_refused_settings_follows_a_new_config_for_its_model_levels(
         assert engine is not None and engine.effective.levels == ("ollama/m",)
 
         (hive / "bees" / f"{BEE}.toml").write_text('modele = "ollama/m"\n[horizon\n')
-        service.reconfigure(GlobalConfig())  # the provider is gone from config.json
-        assert not service.load_settings(service.bees[BEE])  # the bee's file is broken
+        service.settings.reconfigure(GlobalConfig())  # the provider is gone from config.json
+        assert not service.settings.load(service.bees[BEE])  # the bee's file is broken
         assert engine.effective.modele == "ollama/m", "the last good settings serve"
         assert engine.effective.levels == (), "a provider no longer configured is not asked"
     finally:
@@ -75,14 +75,14 @@ def test_the_poll_does_not_reread_a_refused_file_or_an_unterminated_tail(
     service = HiveService(hive, GlobalConfig(), "config.json")
     try:
         service.refresh_bees()
-        assert sorted(service.changed_bees()) == [BEE, "noe"]
+        assert sorted(polling.changed_bees(service)) == [BEE, "noe"]
         service.process(BEE)  # refused: a FIFO
         outcome = service.process("noe")
         assert outcome is not None and outcome.state.zones.up_to == 1
-        assert service.changed_bees() == [], "nothing changed since the passes looked"
+        assert polling.changed_bees(service) == [], "nothing changed since the passes looked"
         with tail.open("ab") as out:
             out.write(b'", "answer": "a"}\n')
-        assert service.changed_bees() == ["noe"]
+        assert polling.changed_bees(service) == ["noe"]
     finally:
         service.close()
 
@@ -189,8 +189,8 @@ def test_the_catch_up_extends_the_start_timeout_between_slices_of_one_round(
     line = b'{"ts": 1790000000, "type": "task", "question": "q", "answer": "' + b"a" * 60 + b'"}\n'
     for bee in bees:  # two slices each: more than one, less than two slices' worth
         (hive / "window" / f"{bee}-messages.jsonl").write_bytes(line * 20)
-    monkeypatch.setattr(hive_service, "SLICE_BYTES", len(line) * 12)
-    monkeypatch.setattr(hive_service, "SLICE_S", 60.0)  # only the bytes end a slice
+    monkeypatch.setattr(bee_settings, "SLICE_BYTES", len(line) * 12)
+    monkeypatch.setattr(bee_settings, "SLICE_S", 60.0)  # only the bytes end a slice
     monkeypatch.setattr(hives, "CATCH_UP_EXTEND_S", 0.0)  # every look is due
     sink = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sink.bind(str(tmp_path / "notify"))

@@ -14,7 +14,7 @@ from horizon.hive.layout import (
     SettingsFile,
     classify,
 )
-from horizon.service import hives
+from horizon.service import hives, polling
 from horizon.service.health import beat
 from horizon.service.messages import (
     Beat,
@@ -40,7 +40,7 @@ def on_file_event(state: DaemonState, event: FileEvent) -> None:
     for service in state.services.values():
         bee = service.live_paths.get(name)
         if bee is not None:  # the usual event, found without taking the path apart
-            service.live_event(bee)
+            polling.live_event(service, bee)
             state.bee_wrote(service, bee)
             return
     for hive, service in state.services.items():
@@ -53,7 +53,7 @@ def on_file_event(state: DaemonState, event: FileEvent) -> None:
                 if state.watcher is not None:
                     hives.watch_hive(state, service)
             case LiveJournal(bee):
-                service.live_event(bee)
+                polling.live_event(service, bee)
                 state.bee_wrote(service, bee)
             case ArchiveSegment(bee, segment):
                 runtime = service.bees.get(bee)
@@ -86,10 +86,10 @@ def on_poll(state: DaemonState, _: Poll) -> None:
     for hive in [hive for hive in state.missing if hive.is_dir()]:
         hives.take_up(state, hive)
     for service in state.services.values():
-        if service.window_changed():
+        if polling.window_changed(service):
             for bee in service.refresh_bees():
                 state.bee_wrote(service, bee)
-        for bee in service.changed_bees():
+        for bee in polling.changed_bees(service):
             if not service.bees[bee].schedule.dirty:
                 state.bee_wrote(service, bee)
         for bee, runtime in service.bees.items():
@@ -98,7 +98,7 @@ def on_poll(state: DaemonState, _: Poll) -> None:
             if (runtime.schedule.dirty and key not in state.deadlines
                     and key not in state.continuing):
                 state.schedule(service, bee)
-        if service.settings_changed():
+        if polling.settings_changed(service):
             reload_needed = True
     if reload_needed:
         hives.request_reload(state)

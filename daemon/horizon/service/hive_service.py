@@ -13,30 +13,25 @@ import itertools
 import time
 from pathlib import Path
 
-import msgspec
 import structlog
 
-from horizon.core.errors import JournalError, SettingsError
+from horizon.core.errors import JournalError
 from horizon.core.settings import (
-    Effective,
     GlobalConfig,
     HorizonSettings,
-    level_names,
-    unavailable_levels,
 )
-from horizon.core.summarizer import TRUNCATION, ModelResult
+from horizon.core.summarizer import ModelResult
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
 from horizon.engine.stepping import Commit, Pass
 from horizon.hive.discovery import discover, file_signature, unrecorded_segments
 from horizon.hive.durable import StoreError
 from horizon.hive.layout import (
-    bee_settings_path,
     live_path,
     window_dir,
 )
 from horizon.hive.lock import HiveLock
-from horizon.hive.settings_files import effective_settings
-from horizon.hive.store import StateTooNew, load_state, remove_stale_temps
+from horizon.hive.store import StateTooNew, remove_stale_temps
+from horizon.service.bee_settings import BeeSettings
 from horizon.service.hive_health import HiveHealth
 from horizon.service.logs import get_logger
 from horizon.service.metrics import Metrics
@@ -48,10 +43,6 @@ from horizon.service.writer import Writer
 
 log = get_logger()
 DEFAULTS = HorizonSettings()
-# One pass reads at most this much of a bee's backlog, so one bee never holds the loop:
-# the other bees and systemd's watchdog are served between two slices.
-SLICE_BYTES = 4 << 20
-SLICE_S = 0.05
 
 
 class HiveService:
@@ -74,11 +65,10 @@ class HiveService:
         self.bees: dict[str, BeeRuntime] = {}
         self.live_paths: dict[str, str] = {}  # each served bee's live journal, by its path
         self.problems: list[str] = []
-        self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
-        self.unavailable_logged: set[tuple[str, str]] = set()  # (summarizer, why), likewise
         self.unrecorded: list[str] = []
         self.watch_mode = "poll" if config.watch == "poll" else "inotify"
         self.health = HiveHealth(self)
+        self.settings = BeeSettings(self)
         self.fallback = StatFallback(hive, self.health.write_failed)
         remove_stale_temps(hive)
 
@@ -106,7 +96,7 @@ class HiveService:
         new = [bee for bee in bees if bee not in self.bees]
         for bee in new:
             self.bees[bee] = BeeRuntime(bee, live_path=str(live_path(self.window, bee)))
-            self.load_settings(self.bees[bee])
+            self.settings.load(self.bees[bee])
         for gone in set(self.bees) - set(bees):
             del self.bees[gone]
         self.live_paths = {runtime.live_path: name for name, runtime in self.bees.items()}
@@ -114,101 +104,6 @@ class HiveService:
             self.metrics.served(str(self.hive), self.bees)
         self.fallback.note_window()
         return new
-
-    def load_settings(self, runtime: BeeRuntime) -> bool:
-        """Reload one bee's settings; False when refused (the last good ones stay)."""
-        try:
-            effective = effective_settings(self.config, self.config_source, self.hive,
-                                           runtime.name)
-        except SettingsError as error:
-            if runtime.engine is None:
-                # Just started: the last good settings are those its state was made with.
-                last_good = self._last_good(runtime.name)
-                if last_good is not None:
-                    self._make_engine(runtime, last_good)
-            # One line per broken file, however many bees it serves.
-            if str(error) not in self.rejected_logged:
-                self.rejected_logged.add(str(error))
-                own = error.source == str(bee_settings_path(self.hive, runtime.name))
-                with self.bind(runtime.name if own else None):
-                    log.error("config.rejected", file=error.source, key=error.key,
-                              reason=error.reason, consequence=(
-                                  "the last good settings serve" if runtime.engine is not None
-                                  else "not served until the file is fixed"))
-            runtime.settings_error = str(error)
-            return False
-        runtime.settings_error = None
-        runtime.unavailable = {}
-        self._report_unavailable(runtime.name, effective)
-        if runtime.engine is None:
-            self._make_engine(runtime, effective)
-        else:
-            runtime.engine.config = self.config
-            runtime.engine.effective = effective
-        return True
-
-    def _make_engine(self, runtime: BeeRuntime, effective: Effective) -> None:
-        cache = self.models.cache(self.hive) if self.models else None
-        engine = BeeEngine(self.hive, runtime.name, self.config, effective, cache=cache,
-                           slice_bytes=SLICE_BYTES, slice_s=SLICE_S)
-        writer = self.writer
-        if writer is not None:
-            key = (self.hive, runtime.name)
-            # A new engine starts from the disk: once a former engine's commits for this
-            # bee are on it, and even if the last of them failed after its bee was let go.
-            writer.wait(key)
-            writer.recovered(key)
-
-            # Numbered across the hive's bees and their comings and goings: a bee let go
-            # and served again never reuses a former engine's number.
-            generation = runtime.generation = next(self.generations)
-
-            def deliver(commit: Commit) -> None:
-                commit.receipt.generation = generation  # whose commit: see written
-                writer.submit(key, commit)
-
-            engine.deliver = deliver
-            engine.wait_written = lambda: writer.wait(key) and not writer.has_failed(key)
-        runtime.engine = engine
-
-    def _last_good(self, bee: str) -> Effective | None:
-        try:
-            state = load_state(self.hive, bee)
-        except (StateTooNew, StoreError, JournalError, OSError):
-            return None
-        return state.settings if state is not None else None
-
-    def _report_unavailable(self, bee: str, effective: Effective) -> None:
-        """A summarizer the settings ask for and that cannot run: said once per cause."""
-        for level, reason in unavailable_levels(self.config, effective).items():
-            runtime = self.bees.get(bee)
-            if runtime is not None:
-                runtime.unavailable[level] = reason
-            if (level, reason) not in self.unavailable_logged:
-                self.unavailable_logged.add((level, reason))
-                with self.bind():
-                    log.warning("summarizer.unavailable", summarizer=level, reason=reason,
-                                serving=effective.levels[0] if effective.levels
-                                else TRUNCATION)
-
-    def settings_reloaded(self) -> None:
-        """After every bee's settings were loaded again: a fixed file is logged again the
-        next time it breaks."""
-        self.rejected_logged = {runtime.settings_error for runtime in self.bees.values()
-                                if runtime.settings_error}
-        self.unavailable_logged = {(level, reason) for runtime in self.bees.values()
-                                   for level, reason in runtime.unavailable.items()}
-
-    def reconfigure(self, config: GlobalConfig) -> None:
-        """A new config.json: every engine works with it from its next pass, including
-        the model levels of a bee whose own settings are refused (its last good ones)."""
-        self.config = config
-        for runtime in self.bees.values():
-            engine = runtime.engine
-            if engine is not None:
-                engine.config = config
-                engine.effective = msgspec.structs.replace(
-                    engine.effective, levels=level_names(config, engine.effective))
 
     # -- passes -------------------------------------------------------------------------
 
@@ -358,30 +253,6 @@ class HiveService:
         self.models.submit(self.hive, runtime.name, engine.effective, engine.state,
                            outcome.changes.to_condense, runtime.inflight, engine.manifest,
                            upgrade=isinstance(given, SweepAges) or outcome.loaded)
-
-    # -- the stat fallback ----------------------------------------------------------------
-
-    def changed_bees(self) -> list[str]:
-        changed = self.fallback.changed_bees(self.bees, self.config.rotate_wait_s)
-        if self.watch_mode == "poll":
-            changed += [bee for bee in self.fallback.sealed_grew(self.bees)
-                        if bee not in changed]
-        return changed
-
-    def live_event(self, bee: str) -> None:
-        """An event on a live journal's name. inotify names a write by the name its file
-        was opened under: a writer holding a descriptor on a journal since moved to the
-        archive shows as a write to the live name. When the live file itself did not
-        change, the bee's rotated segments are the ones to look at."""
-        runtime = self.bees.get(bee)
-        if runtime is not None and file_signature(runtime.live_path) == runtime.seen_live:
-            self.fallback.grown_segments(runtime)
-
-    def settings_changed(self) -> bool:
-        return self.fallback.settings_changed(list(self.bees), self.watch_mode == "poll")
-
-    def window_changed(self) -> bool:
-        return self.fallback.window_changed()
 
     def forget_state(self, bee: str) -> None:
         """The bee's engine reads the disk again: its next pass rebuilds what is gone."""

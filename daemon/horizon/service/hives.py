@@ -16,7 +16,7 @@ from horizon.hive.heartbeat import BEAT_S
 from horizon.hive.layout import archive_dir, bees_dir, phares_dir
 from horizon.hive.lock import HiveLocked
 from horizon.hive.settings_files import load_global
-from horizon.service import logs, notify
+from horizon.service import logs, notify, polling
 from horizon.service.health import publish_health
 from horizon.service.hive_service import HiveService
 from horizon.service.messages import Beat, FileEvent, Message, Poll, Reload, Sweep
@@ -65,7 +65,7 @@ def start_hive(state: DaemonState, hive: Path, lock_wait_s: float = 1.0) -> None
     state.missing.pop(hive, None)
     state.services[hive] = service
     service.refresh_bees()
-    service.settings_changed()
+    polling.settings_changed(service)
     watch_hive(state, service)
     service.health.heartbeat()  # status sees it served at once, not at the next beat
 
@@ -176,7 +176,7 @@ def reload(state: DaemonState) -> None:
     if state.config_path is not None:
         state.config_changed()
     for service in state.services.values():
-        service.settings_changed()
+        polling.settings_changed(service)
     try:
         config = load_global(state.config_path)
     except SettingsError as error:
@@ -202,14 +202,14 @@ def reload(state: DaemonState) -> None:
         take_up(state, hive)
     changed = 0
     for service in state.services.values():
-        service.reconfigure(config)
+        service.settings.reconfigure(config)
         service.refresh_bees()
         for runtime in service.bees.values():
             before = runtime.effective
-            if service.load_settings(runtime) and runtime.effective != before:
+            if service.settings.load(runtime) and runtime.effective != before:
                 changed += 1
                 state.process(service.hive, runtime.name)
-        service.settings_reloaded()
+        service.settings.reloaded()
     if (config.poll_s, config.sweep_s) != (previous.poll_s, previous.sweep_s):
         schedule_periodic(state)
     publish_health(state)

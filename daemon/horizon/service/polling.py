@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from horizon.hive.discovery import file_signature
 from horizon.hive.layout import (
@@ -20,6 +21,9 @@ from horizon.hive.layout import (
 )
 from horizon.service.logs import get_logger
 from horizon.service.runtime import BeeRuntime
+
+if TYPE_CHECKING:  # the service owns its fallback: imported for its type only
+    from horizon.service.hive_service import HiveService
 
 log = get_logger()
 SEALED_PER_POLL = 64  # sealed segments stat'ed per poll in poll mode
@@ -141,3 +145,33 @@ class StatFallback:
     def note_window(self) -> None:
         """The window as it is now has been looked at (bees discovered)."""
         self.window_seen = file_signature(self.window)
+
+
+# What the daemon asks of a hive's stat fallback, with the hive's bees and settings.
+
+def changed_bees(service: HiveService) -> list[str]:
+    """The bees whose files changed since the fallback last looked."""
+    fallback = service.fallback
+    changed = fallback.changed_bees(service.bees, service.config.rotate_wait_s)
+    if service.watch_mode == "poll":
+        changed += [bee for bee in fallback.sealed_grew(service.bees) if bee not in changed]
+    return changed
+
+
+def live_event(service: HiveService, bee: str) -> None:
+    """An event on a live journal's name. inotify names a write by the name its file was
+    opened under: a writer holding a descriptor on a journal since moved to the archive
+    shows as a write to the live name. When the live file itself did not change, the
+    bee's rotated segments are the ones to look at."""
+    runtime = service.bees.get(bee)
+    if runtime is not None and file_signature(runtime.live_path) == runtime.seen_live:
+        service.fallback.grown_segments(runtime)
+
+
+def settings_changed(service: HiveService) -> bool:
+    return service.fallback.settings_changed(list(service.bees),
+                                             service.watch_mode == "poll")
+
+
+def window_changed(service: HiveService) -> bool:
+    return service.fallback.window_changed()

@@ -17,6 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
 from horizon.hive.settings_files import config_source
+from horizon.service import polling
 from horizon.service.deadlines import Deadlines
 from horizon.service.hive_service import HiveService
 from horizon.service.messages import Continue, Message, Written
@@ -90,7 +91,7 @@ class DaemonState:
         """Something the bee's pass reads changed: it is dirty, due after its debounce."""
         # A name the daemon does not serve costs a rescan only when the window's entries
         # changed (a new file): appends to a refused twin or link cost nothing.
-        if bee not in service.bees and service.window_changed():
+        if bee not in service.bees and polling.window_changed(service):
             service.refresh_bees()
         if service.mark_dirty(bee, time.monotonic()) is not None:
             self.schedule(service, bee)
