@@ -20,6 +20,7 @@ from horizon.hive.durable import StoreError, append_durably, open_regular, write
 from horizon.hive.manifest import Rotated, append_records, read_manifest
 from horizon.hive.rotation import _next_number
 from horizon.hive.settings_files import effective_settings
+from horizon.service import polling
 from horizon.service.hive_service import HiveService
 from horizon.summarize.cache import hive_cache
 from tests.integration.test_one_seq_per_line import served_once
@@ -105,7 +106,7 @@ def test_a_sweep_that_reads_nothing_does_not_hide_new_lines_from_the_poll(
         with (hive / "window" / f"{BEE}-messages.jsonl").open("ab") as out:
             out.write(line("q2"))
         assert service.process(BEE, sweep_only=True) is None  # nothing aged: no reading
-        assert service.changed_bees() == [BEE]
+        assert polling.changed_bees(service) == [BEE]
     finally:
         service.close()
 
