@@ -3,7 +3,10 @@ made with them, a summarizer it asks for that cannot run, and a new config.json.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
 
 import msgspec
 
@@ -17,12 +20,27 @@ from horizon.hive.layout import bee_settings_path
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state
 from horizon.service import logs
+from horizon.service.modelwork import ModelWork
 from horizon.service.runtime import BeeRuntime
-
-if TYPE_CHECKING:  # the service owns its settings: imported for its type only
-    from horizon.service.hive_service import HiveService
+from horizon.service.writer import Writer
 
 log = logs.get_logger()
+
+
+class ServedHive(Protocol):
+    """What a bee's settings need of the service that owns them (a HiveService)."""
+
+    hive: Path
+    config: GlobalConfig
+    config_source: str
+    bees: dict[str, BeeRuntime]
+    models: ModelWork | None
+    writer: Writer | None
+    generations: itertools.count[int]
+
+    def bind(self, bee: str | None = None) -> AbstractContextManager[None]: ...
+
+
 # One pass reads at most this much of a bee's backlog, so one bee never holds the loop:
 # the other bees and systemd's watchdog are served between two slices.
 SLICE_BYTES = 4 << 20
@@ -32,7 +50,7 @@ SLICE_S = 0.05
 class BeeSettings:
     """Loads the settings of a hive's bees and makes their engines with them."""
 
-    def __init__(self, service: HiveService) -> None:
+    def __init__(self, service: ServedHive) -> None:
         self.service = service
         self.rejected_logged: set[str] = set()  # settings errors in force, logged once each
         self.unavailable_logged: set[tuple[str, str]] = set()  # (summarizer, why), likewise

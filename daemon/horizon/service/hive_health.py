@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
 
 from horizon import __version__
 from horizon.core.entries import format_instant
@@ -15,16 +17,30 @@ from horizon.hive.heartbeat import BeeHealth, Heartbeat, write_heartbeat
 from horizon.hive.layout import handoff_path, state_path
 from horizon.hive.manifest import archive_names, missing_segments
 from horizon.service import logs
+from horizon.service.metrics import Metrics
 from horizon.service.runtime import BeeRuntime
-
-if TYPE_CHECKING:  # the service owns its health: imported for its type only
-    from horizon.service.hive_service import HiveService
+from horizon.service.writer import Writer
 
 log = logs.get_logger()
 
 
+class ServedHive(Protocol):
+    """What a hive's health looks at of the service that owns it (a HiveService)."""
+
+    hive: Path
+    window: Path
+    bees: dict[str, BeeRuntime]
+    metrics: Metrics | None
+    writer: Writer | None
+    watch_mode: str
+    problems: list[str]
+    unrecorded: list[str]
+
+    def bind(self, bee: str | None = None) -> AbstractContextManager[None]: ...
+
+
 class HiveHealth:
-    def __init__(self, service: HiveService) -> None:
+    def __init__(self, service: ServedHive) -> None:
         self.service = service
         self.started = format_instant(time.time())
         self.beat_failed: str | None = None  # why the last heartbeat was not written

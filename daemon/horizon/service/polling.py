@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
 from horizon.hive.layout import (
     archive_dir,
@@ -21,9 +22,6 @@ from horizon.hive.layout import (
 )
 from horizon.service.logs import get_logger
 from horizon.service.runtime import BeeRuntime
-
-if TYPE_CHECKING:  # the service owns its fallback: imported for its type only
-    from horizon.service.hive_service import HiveService
 
 log = get_logger()
 SEALED_PER_POLL = 64  # sealed segments stat'ed per poll in poll mode
@@ -149,7 +147,16 @@ class StatFallback:
 
 # What the daemon asks of a hive's stat fallback, with the hive's bees and settings.
 
-def changed_bees(service: HiveService) -> list[str]:
+class ServedHive(Protocol):
+    """What the loop's questions need of the service that owns the fallback."""
+
+    fallback: StatFallback
+    bees: dict[str, BeeRuntime]
+    config: GlobalConfig
+    watch_mode: str
+
+
+def changed_bees(service: ServedHive) -> list[str]:
     """The bees whose files changed since the fallback last looked."""
     fallback = service.fallback
     changed = fallback.changed_bees(service.bees, service.config.rotate_wait_s)
@@ -158,7 +165,7 @@ def changed_bees(service: HiveService) -> list[str]:
     return changed
 
 
-def live_event(service: HiveService, bee: str) -> None:
+def live_event(service: ServedHive, bee: str) -> None:
     """An event on a live journal's name. inotify names a write by the name its file was
     opened under: a writer holding a descriptor on a journal since moved to the archive
     shows as a write to the live name. When the live file itself did not change, the
@@ -168,10 +175,10 @@ def live_event(service: HiveService, bee: str) -> None:
         service.fallback.grown_segments(runtime)
 
 
-def settings_changed(service: HiveService) -> bool:
+def settings_changed(service: ServedHive) -> bool:
     return service.fallback.settings_changed(list(service.bees),
                                              service.watch_mode == "poll")
 
 
-def window_changed(service: HiveService) -> bool:
+def window_changed(service: ServedHive) -> bool:
     return service.fallback.window_changed()
