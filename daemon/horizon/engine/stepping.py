@@ -25,12 +25,13 @@ from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.zone_state import Changes, Context
 from horizon.core.zones import settle, sweep
+from horizon.hive.decoding import Notes
 from horizon.hive.durable import require_real_dir
 from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import archive_dir, window_dir
 from horizon.hive.manifest import Manifest, Record, append_records, read_manifest
-from horizon.hive.reader import JournalReader, Notes
+from horizon.hive.reader import JournalReader
 from horizon.hive.store import BeeState, save_encoded
 from horizon.summarize.cache import SummaryCache
 from horizon.summarize.cached import CachedSummarizer

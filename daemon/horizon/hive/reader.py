@@ -10,23 +10,27 @@ and become new `late` records (ADR 0002).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
-from horizon.core.entries import Entry, Rejection, decode_block, decode_line, too_long
+from horizon.core.entries import Entry, Rejection, decode_block
 from horizon.core.errors import JournalError
+from horizon.hive.decoding import (
+    CLOCK_SKEW_S,
+    LineDecoder,
+    Notes,
+    holds_seqless_line,
+    takes_seq,
+)
 from horizon.hive.durable import open_regular
 from horizon.hive.journal import (
     TAIL_BYTES,
     Checkpoint,
     hash_tail,
-    is_blank,
-    line_hash,
     read_blocks,
     read_lines,
     segment_paths,
@@ -35,24 +39,14 @@ from horizon.hive.journal import (
 )
 from horizon.hive.layout import archive_dir, live_name, live_path
 from horizon.hive.manifest import (
-    Clamps,
     Jump,
     Late,
     Manifest,
-    Record,
     Rotated,
     gone_rotations,
     live_ino,
 )
 from horizon.hive.rotation import read_offset
-
-CLOCK_SKEW_S = 300.0
-# A line after another one, of nothing but what bytes.strip() strips (`is_blank`): it
-# takes no seq. Searched in a block only when some line of it does not open an object
-# (rejected lines, which a hostile writer can make by the million: a block of them is
-# searched at once, far cheaper than one at a time; ADR 0010 has the figures).
-_BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
-
 
 # Records come out in batches: a batch holds records of one segment and one flow (the
 # main flow, or a range read out of order), so `current_segment` and `main_flow` hold for
@@ -74,17 +68,6 @@ def _after_lines(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
     """Where the `taken`-th line of `block` ends, and that line."""
     lines = block.split(b"\n", taken)
     return block_end - len(block) + sum(map(len, lines[:taken])) + taken, lines[taken - 1]
-
-
-@dataclass
-class Notes:
-    """What the reader noticed, for the caller to record and log."""
-
-    records: list[Record] = field(default_factory=list)
-    replaced: str | None = None
-    late_lines: dict[str, int] = field(default_factory=dict)
-    matched_flags: set[int] = field(default_factory=set)
-    mismatched_flags: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -145,6 +128,7 @@ class JournalReader:
         # tail, its lines, the checkpoint), and closed when the reading ends.
         self._opened: dict[Path, int] = {}
         self.notes = Notes()
+        self.decoder = LineDecoder(flags, manifest, self.notes, read_time, max_line_bytes)
         self.current_segment = checkpoint.segment
         # False while records come from elsewhere than the segments in order (ranges read
         # out of order): their seqs are found through the manifest, not a segment's range.
@@ -421,7 +405,7 @@ class JournalReader:
             raw = line
             if raw is not None:
                 end += len(raw) + 1
-                if not raw.startswith(b"{") and is_blank(raw):  # however long: no seq
+                if not takes_seq(raw):  # however long
                     last = raw
                     continue
                 if len(raw) > self.max_line_bytes:
@@ -477,8 +461,8 @@ class JournalReader:
         assert self.keep_block is not None
         count = block.count(b"\n")
         if block.count(b"\n{") + block.startswith(b"{") != count and (  # usual: fast
-                is_blank(block[:block.index(b"\n")]) or _BLANK_LINE.search(block)):
-            return None  # a blank line takes no seq
+                holds_seqless_line(block)):
+            return None
         first, last = self._seq + 1, self._seq + count
         if self._reserved and self._reserved[0].first_seq <= last + 1:
             return None
@@ -513,8 +497,7 @@ class JournalReader:
             self.current_segment = late.segment
             self.main_flow = False
             for raw, _ in read_lines(path, late.start, self.max_line_bytes, late.end, self.hive):
-                if (raw is None or not is_blank(raw)) and (
-                        record := self._record(raw)) is not None:
+                if takes_seq(raw) and (record := self._record(raw)) is not None:
                     yield (record,)
         self.current_segment = segment  # the main flow goes on where it was
         self.main_flow = True
@@ -541,8 +524,7 @@ class JournalReader:
             self.main_flow = False
             for raw, line_end in read_lines(path, start, self.max_line_bytes, None, self.hive):
                 end = line_end
-                if (raw is None or not is_blank(raw)) and (
-                        record := self._record(raw)) is not None:
+                if takes_seq(raw) and (record := self._record(raw)) is not None:
                     yield (record,)
                 if self._spent(done + end - start):
                     self.more = True  # the range read so far is recorded; the rest waits
@@ -560,46 +542,11 @@ class JournalReader:
     # -- one line -----------------------------------------------------------------------
 
     def _record(self, raw: bytes | None) -> Entry | Rejection | None:
+        """The next seq's record; None when recall passes over it undecoded."""
         self._seq += 1
         seq = self._seq
         if seq == self.raw_wanted:
             self.raw_found = raw
-        if raw is None:
-            return too_long(seq, self.max_line_bytes)
-        if self.keep is not None and not self.keep(seq, raw):
+        if raw is not None and self.keep is not None and not self.keep(seq, raw):
             return None
-        return self._record_of(seq, raw)
-
-    def _record_of(self, seq: int, raw: bytes) -> Entry | Rejection:
-        """The line decoded, with its operator flag and its clamped instant."""
-        return self._adjusted(decode_line(seq, raw), self._flagged(seq, raw))
-
-    def _flagged(self, seq: int, raw: bytes) -> bool:
-        """Whether an operator flag holds for this line (its hash still matches), noted."""
-        if seq not in self.flags:
-            return False
-        flagged = self.flags[seq] == line_hash(raw)
-        (self.notes.matched_flags if flagged else self.notes.mismatched_flags).add(seq)
-        return flagged
-
-    def _adjusted(self, record: Entry | Rejection, flagged: bool) -> Entry | Rejection:
-        """The entry with its clamped instant and its operator flag applied."""
-        if isinstance(record, Rejection):
-            return record
-        fixed = self.manifest.clamp_at(record.seq) if self.manifest.clamps else None
-        if fixed is None and record.instant > self.read_time + CLOCK_SKEW_S:
-            fixed = self.read_time
-            records = self.notes.records
-            last = records[-1] if records else None
-            if (isinstance(last, Clamps) and last.last == record.seq - 1
-                    and last.instant == fixed):
-                records[-1] = Clamps(last.first, record.seq, fixed)  # one record a run
-            else:
-                records.append(Clamps(record.seq, record.seq, fixed))
-            self.manifest.add_clamps(record.seq, record.seq, fixed)
-        if fixed is None and not flagged:
-            return record
-        return msgspec.structs.replace(
-            record, instant=record.instant if fixed is None else fixed,
-            phare=record.phare or flagged,
-        )
+        return self.decoder.record(seq, raw)
