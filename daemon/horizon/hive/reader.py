@@ -18,7 +18,6 @@ from pathlib import Path
 import msgspec
 
 from horizon.core.entries import Entry, Rejection, decode_block
-from horizon.core.errors import JournalError
 from horizon.hive.decoding import (
     CLOCK_SKEW_S,
     LineDecoder,
@@ -26,27 +25,22 @@ from horizon.hive.decoding import (
     holds_seqless_line,
     takes_seq,
 )
-from horizon.hive.durable import open_regular
 from horizon.hive.journal import (
     TAIL_BYTES,
     Checkpoint,
     hash_tail,
     read_blocks,
     read_lines,
-    segment_paths,
     tail_hash,
     tail_hash_at,
 )
-from horizon.hive.layout import archive_dir, live_name, live_path
+from horizon.hive.layout import archive_dir
 from horizon.hive.manifest import (
-    Jump,
     Late,
     Manifest,
     Rotated,
-    gone_rotations,
-    live_ino,
 )
-from horizon.hive.rotation import read_offset
+from horizon.hive.segment_plan import SegmentPlan
 
 # Records come out in batches: a batch holds records of one segment and one flow (the
 # main flow, or a range read out of order), so `current_segment` and `main_flow` hold for
@@ -121,13 +115,10 @@ class JournalReader:
         self.slice_bytes = slice_bytes
         self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
-        self._listed = False  # whether this reading listed the archive
         self._deadline: float | None = None
-        self._unlinked: dict[str, Path] = {}  # segments only the live file names yet
-        # The live journal, opened once by `_start` for the whole reading (the check of its
-        # tail, its lines, the checkpoint), and closed when the reading ends.
-        self._opened: dict[Path, int] = {}
         self.notes = Notes()
+        self.plan = SegmentPlan(window, bee, manifest, self.notes,
+                                finish_in_memory=finish_in_memory, read_to=self.read_to)
         self.decoder = LineDecoder(flags, manifest, self.notes, read_time, max_line_bytes)
         self.current_segment = checkpoint.segment
         # False while records come from elsewhere than the segments in order (ranges read
@@ -149,43 +140,11 @@ class JournalReader:
 
     # -- the main flow ------------------------------------------------------------------
 
-    def _start(self) -> list[tuple[str, Path, int, int]]:
-        """(name, file, start offset, lines already read there) of each main-flow segment."""
-        checkpoint = self.checkpoint
-        live = live_path(self.window, self.bee)
-        if checkpoint.segment == live.name and (fd := self._open_live(live)) is not None:
-            # The usual case: still in the live file. No archive listing, so a pass costs
-            # the same with 400 segments behind it as with none.
-            info = os.fstat(fd)
-            if (info.st_ino == checkpoint.ino and info.st_size >= checkpoint.offset
-                    and (info.st_size == checkpoint.offset
-                         or tail_hash_at(fd, checkpoint.offset) == checkpoint.tail)
-                    and self._rotated_as(info.st_ino) is None):
-                return [(live.name, live, checkpoint.offset, checkpoint.lines)]
-        segments = self._segments()
-        if not checkpoint.segment:
-            return [(name, path, 0, 0) for name, path in segments]
-        names = [name for name, _ in segments]
-        name = self._resolve(checkpoint, segments)
-        if name not in names and name == live_name(self.bee):
-            # The live journal was deleted: nothing to read until a writer makes a new
-            # one, whose lines then get seqs after ours (a `jump`, see _resolve).
-            return []
-        if name not in names:
-            raise JournalError(f"{self.window / checkpoint.segment}: the segment of the "
-                               "checkpoint is gone")
-        index = names.index(name)
-        start, lines = (0, 0) if self.notes.replaced is not None else (
-            checkpoint.offset, checkpoint.lines)
-        return [(name, segments[index][1], start, lines)] + [
-            (later, path, 0, 0) for later, path in segments[index + 1:]]
-
     def _missing_before(self) -> list[Rotated]:
         """The rotated segments gone from the archive (deleted by hand), in name order: their
         lines are lost, but their seqs stay theirs, so later lines keep the seqs every
         reader gives them. Not a rotation whose file is still the live journal."""
-        present = {name for name, _ in self._segments()}
-        gone = gone_rotations(self.manifest, present, live_ino(self.window, self.bee))
+        gone = self.plan.gone()
         if gone:
             names = {rotated.segment for rotated in gone}
             self._reserved = [late for late in self._reserved if late.segment not in names]
@@ -199,91 +158,6 @@ class JournalReader:
             if gone.seq > self._seq:
                 yield from self._emit_reserved(upto=gone.seq)
                 self._seq = max(self._seq, gone.seq)
-
-    def _open_live(self, live: Path) -> int | None:
-        """A descriptor on the live journal, kept for the reading; None when it is absent
-        (a link or anything but a regular file is refused: JournalError)."""
-        try:
-            fd = open_regular(live, self.hive)
-        except JournalError:
-            if not os.path.lexists(live):
-                return None
-            raise
-        self._opened[live] = fd
-        return fd
-
-    def _segments(self) -> list[tuple[str, Path]]:
-        """(name, file) of every segment in order: the archives, then the live journal."""
-        self._listed = True
-        segments = [(path.name, path) for path in
-                    segment_paths(self.window, self.bee, self.manifest.segments())]
-        if not segments or segments[-1][0] != live_name(self.bee):
-            return segments
-        live = segments[-1][1]
-        try:
-            pending = self._rotated_as(os.stat(live, follow_symlinks=False).st_ino)
-        except FileNotFoundError:
-            pending = None
-        if pending is None:
-            return segments
-        del segments[-1]
-        if pending not in dict(segments):
-            # Not linked yet: the live file is the segment's only name.
-            self._unlinked[pending] = live
-            segments.append((pending, live))
-            segments.sort()
-        return segments
-
-    def _rotated_as(self, ino: int) -> str | None:
-        """With `finish_in_memory`, the segment a recorded rotation of file `ino` names."""
-        if not self.finish_in_memory:
-            return None
-        return self.manifest.interrupted_rotation(ino, read_offset(self.read_to, ino))
-
-    def _resolve(self, checkpoint: Checkpoint, segments: list[tuple[str, Path]]) -> str:
-        """The name the checkpoint's file has now; notes a journal replaced or truncated."""
-        by_name = dict(segments)
-        path = by_name.get(checkpoint.segment)
-        info = os.stat(path, follow_symlinks=False) if path is not None else None
-        if info is not None and info.st_ino == checkpoint.ino:
-            if info.st_size < checkpoint.offset:
-                self._replaced(checkpoint.segment, info.st_ino, "truncated")
-            elif path is not None and (
-                    tail_hash(path, checkpoint.offset, self.hive) != checkpoint.tail):
-                self._replaced(checkpoint.segment, info.st_ino, "rewritten")
-            return checkpoint.segment
-        for rotated in self.manifest.rotated.values():
-            if rotated.ino == checkpoint.ino and rotated.segment in by_name:
-                return rotated.segment  # rotated after the checkpoint was saved
-        if checkpoint.segment == live_name(self.bee):
-            live = by_name.get(checkpoint.segment)
-            if live is not None:
-                self._replaced(checkpoint.segment, os.stat(live).st_ino, "replaced")
-            return checkpoint.segment
-        return checkpoint.segment
-
-    def _replaced(self, segment: str, ino: int, how: str) -> None:
-        self.notes.replaced = f"{segment} {how}"
-        jump = Jump(segment, ino, self._seq)
-        self.notes.records.append(jump)
-        self.manifest.add(jump)
-
-    def _main_end(self, name: str) -> int | None:
-        rotated = self.manifest.rotated.get(name)
-        return rotated.offset if rotated is not None else None
-
-    def _jump_at_start(self, name: str, path: Path) -> int | None:
-        """The seq a hand-replaced file's lines start after, when the manifest says so."""
-        rotated = self.manifest.rotated.get(name)
-        try:
-            ino = rotated.ino if rotated else os.stat(path, follow_symlinks=False).st_ino
-        except FileNotFoundError:
-            return None
-        target = None
-        for jump in self.manifest.jumps:
-            if jump.ino == ino and (jump.segment == name or rotated is not None):
-                target = max(target or 0, jump.seq)
-        return target
 
     def _spent(self, done: int) -> bool:
         """Whether this reading's slice is used up, `done` bytes read."""
@@ -299,27 +173,25 @@ class JournalReader:
         try:
             yield from self._read()
         finally:
-            for fd in self._opened.values():
-                os.close(fd)
-            self._opened.clear()
+            self.plan.close()
 
     def _read(self) -> Iterator[Batch]:
         self._deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
         done = 0  # bytes of the main flow read by earlier segments of this reading
-        starts = self._start()
+        starts = self.plan.starts(self.checkpoint, self._seq)
         # Only a reading that listed the archive can pass a segment gone from it: one that
         # resumes in the live journal is past every segment already.
-        missing = self._missing_before() if self._listed else []
+        missing = self._missing_before() if self.plan.listed else []
         for name, path, start, already in starts:
             yield from self._skip_missing(missing, name)
             lines = already
-            target = self._jump_at_start(name, path) if start == 0 else None
+            target = self.plan.jump_at_start(name, path) if start == 0 else None
             if target is not None:
                 # Ranges read late before the file was replaced keep their seqs.
                 yield from self._emit_reserved(upto=target)
                 self._seq = max(self._seq, target)
             self.current_segment = name
-            limit = self._main_end(name)
+            limit = self.plan.main_end(name)
             if self.keep is None and self.keep_block is None and self.raw_wanted is None:
                 lines_of = self._segment_by_blocks(path, start, limit, done)
             else:
@@ -345,7 +217,7 @@ class JournalReader:
         what `_segment_by_lines` gives."""
         end, lines, last = start, 0, None
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
-                                            self.hive, self._opened.get(path)):
+                                            self.hive, self.plan.opened.get(path)):
             # The seqs a block of one object a line takes: one a line.
             count = 0 if block is None else block.count(b"\n")
             entries = None
@@ -439,7 +311,7 @@ class JournalReader:
         passing = self.keep_block is not None and (
             self.slice_bytes is None and self.slice_s is None)
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
-                                            self.hive, self._opened.get(path)):
+                                            self.hive, self.plan.opened.get(path)):
             if (passing and block is not None and len(block) <= self.max_line_bytes
                     and (count := self._skip(block)) is not None):
                 lines += count  # a block passed over: its lines only take their seqs
@@ -474,7 +346,7 @@ class JournalReader:
 
     def _move_checkpoint(self, name: str, path: Path, end: int, lines: int,
                          last: bytes | None = None) -> None:
-        fd = self._opened.get(path)
+        fd = self.plan.opened.get(path)
         info = os.fstat(fd) if fd is not None else os.stat(path, follow_symlinks=False)
         if last is not None and len(last) + 1 >= TAIL_BYTES:
             tail = hash_tail(last + b"\n")
@@ -511,7 +383,7 @@ class JournalReader:
         for name in sorted(names):
             if name not in self.manifest.rotated:
                 continue
-            path = self._unlinked.get(name) or archive_dir(self.window) / name
+            path = self.plan.late_path(name)
             start = self.manifest.late_end(name)
             try:
                 if os.stat(path, follow_symlinks=False).st_size <= start:
