@@ -75,3 +75,15 @@ def test_the_bench_runs_some_items_alone_and_reports_only_their_rows(tmp_path: P
                             "--only", "ingest,nothing", "--out", str(out)],
                            capture_output=True, text=True, timeout=60, check=False)
     assert wrong.returncode == 2 and "unknown items: nothing" in wrong.stderr
+
+
+def test_the_walk_of_one_line_is_traced_end_to_end() -> None:
+    """bench/walk.py follows one line from the watcher's event to handoff.md."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "walk.py")],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    counts, modules = run.stdout.splitlines()[-2:]
+    assert counts.endswith("steps between them") and int(counts.split()[0]) >= 20
+    for module in ("service.handlers", "engine.bee_engine", "hive.reader", "core.render",
+                   "service.writer"):
+        assert module in modules.split(), module
