@@ -10,6 +10,7 @@ import copy
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -21,10 +22,18 @@ from horizon.hive import journal
 from horizon.hive.journal import Checkpoint, line_hash
 from horizon.hive.layout import archive_name
 from horizon.hive.manifest import Clamps, Late, Rotated, Sealed, append_records, read_manifest
-from horizon.hive.reader import JournalReader, Recall
+from horizon.hive.reader import JournalReader
+from horizon.hive.recall_reader import Recall, RecallReader
 
-# Recall that keeps every line: the reader's line-at-a-time path, beside its block path.
+# Recall that keeps every line: the line-at-a-time reading, beside the block reading.
 LINE_AT_A_TIME = Recall(keep=lambda _seq, _raw: True)
+
+
+def reader_for(line_at_a_time: bool, *args: Any, **kwargs: Any) -> JournalReader:
+    """The daemon's reader, or recall's reading every line one by one."""
+    if line_at_a_time:
+        return RecallReader(*args, recall=LINE_AT_A_TIME, **kwargs)
+    return JournalReader(*args, **kwargs)
 BEE = "b"
 MAX_LINE = 600
 NOW = 1_790_000_000.0
@@ -104,8 +113,8 @@ def read(window: Path, flags: dict[int, str], slice_s: float | None = None,
     matched: set[int] = set()
     mismatched: set[int] = set()
     while True:
-        reader = JournalReader(window, BEE, checkpoint, MAX_LINE, NOW, manifest, flags,
-                               set(), slice_s=slice_s, recall=LINE_AT_A_TIME if keep_all else None)
+        reader = reader_for(keep_all, window, BEE, checkpoint, MAX_LINE, NOW, manifest, flags,
+                            set(), slice_s=slice_s)
         records += list(reader)
         notes += reader.notes.records
         matched |= reader.notes.matched_flags
@@ -211,9 +220,8 @@ def test_plain_blocks_holding_flags_clamps_and_long_lines_read_as_lines(
         for read_time in (NOW, NOW + later):  # the second reading finds the clamps
             found = []
             for keep_all in (True, False):
-                reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, read_time,
-                                       copy.deepcopy(manifest), flags, set(),
-                                       recall=LINE_AT_A_TIME if keep_all else None)
+                reader = reader_for(keep_all, window, BEE, Checkpoint(), MAX_LINE, read_time,
+                                    copy.deepcopy(manifest), flags, set())
                 found.append((list(reader), reader.checkpoint, reader.notes.records,
                               reader.notes.matched_flags, reader.notes.mismatched_flags))
                 if not keep_all:
@@ -248,9 +256,8 @@ def test_late_ranges_read_by_blocks_as_by_lines(chunk: int, before: int, late: i
             Sealed(segment.name, len(rotated) + len(appended))])
         readings = []
         for keep_all in (True, False):
-            reader = JournalReader(window, BEE, Checkpoint(), MAX_LINE, NOW,
-                                   read_manifest(window, BEE), {}, set(),
-                                   recall=LINE_AT_A_TIME if keep_all else None)
+            reader = reader_for(keep_all, window, BEE, Checkpoint(), MAX_LINE, NOW,
+                                read_manifest(window, BEE), {}, set())
             readings.append([(record.seq, msgspec.to_builtins(record))
                              for record in reader])
         assert readings[1] == readings[0]

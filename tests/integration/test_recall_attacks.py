@@ -27,6 +27,7 @@ from horizon.hive import journal
 from horizon.hive.history import History
 from horizon.hive.layout import archive_dir
 from horizon.hive.reader import JournalReader
+from horizon.hive.recall_reader import RecallReader
 from tests.integration.test_recall import BEE, MAX_LINE, Hive
 
 # -- a rotation while the history is read ---------------------------------------------------
@@ -197,14 +198,14 @@ def test_lines_that_are_not_objects_are_passed_over_a_block_at_a_time(
     live = hive / "window" / f"{BEE}-messages.jsonl"
     max_line = 4 << 20  # the default: blocks of a read (1 MiB) are passed over only under it
     looked_at = 0
-    record = JournalReader._record
+    record = RecallReader._record
 
-    def counted(reader: JournalReader, raw: bytes | None) -> Any:
+    def counted(reader: RecallReader, raw: bytes | None) -> Any:
         nonlocal looked_at
         looked_at += 1
         return record(reader, raw)
 
-    monkeypatch.setattr(JournalReader, "_record", counted)
+    monkeypatch.setattr(RecallReader, "_record", counted)
     for line in (b"{}\n", b"x\n"):
         live.write_bytes(line * 2_000_000)
         looked_at = 0

@@ -34,7 +34,7 @@ from horizon.hive.history import History, HistoryChanged, KeepBlock
 from horizon.hive.journal import Checkpoint
 from horizon.hive.layout import window_dir
 from horizon.hive.manifest import read_manifest
-from horizon.hive.reader import JournalReader, Recall
+from horizon.hive.recall_reader import Recall, RecallReader
 from horizon.hive.store import load_state
 
 SEARCH_LIMIT = 20
@@ -104,11 +104,11 @@ def find_line(hive: Path, bee: str, seq: int, max_line_bytes: int
     finished). It reads the history up to `seq`: for one line a person asked about."""
     window = window_dir(hive)
     written = load_state(hive, bee)
-    reader = JournalReader(window, bee, Checkpoint(), max_line_bytes, 0.0,
-                           read_manifest(window, bee), {}, late_segments=set(),
-                           finish_in_memory=True,
-                           read_to=written.checkpoint if written is not None else None,
-                           recall=Recall(raw_wanted=seq))
+    reader = RecallReader(window, bee, Checkpoint(), max_line_bytes, 0.0,
+                          read_manifest(window, bee), {}, late_segments=set(),
+                          finish_in_memory=True,
+                          read_to=written.checkpoint if written is not None else None,
+                          recall=Recall(raw_wanted=seq))
     last = 0
     for record in reader:
         last = max(last, record.seq)

@@ -26,7 +26,7 @@ from horizon.hive.flags import read_flags
 from horizon.hive.journal import Checkpoint, tail_hash
 from horizon.hive.layout import archive_dir, live_path, window_dir
 from horizon.hive.manifest import Manifest, Rotated, read_manifest
-from horizon.hive.reader import JournalReader, Recall
+from horizon.hive.recall_reader import Recall, RecallReader
 from horizon.hive.rotation import read_offset
 from horizon.hive.store import load_state
 
@@ -55,16 +55,16 @@ class History:
         self.flags = read_flags(hive, bee)
         self.read_time = time.time()
 
-    def reader(self, start: Checkpoint, recall: Recall | None = None,
-               manifest: Manifest | None = None) -> JournalReader:
+    def reader(self, start: Checkpoint, recall: Recall,
+               manifest: Manifest | None = None) -> RecallReader:
         """A reader from `start` that writes nothing: late lines no record holds yet get
         the seqs after the end that the daemon will give them."""
         manifest = manifest if manifest is not None else read_manifest(self.window, self.bee)
-        return JournalReader(self.window, self.bee, start, self.max_line_bytes,
-                             self.read_time, manifest, self.flags,
-                             late_segments=set(manifest.rotated), finish_in_memory=True,
-                             read_to=self.read_to if self.read_to is not None else start,
-                             recall=recall)
+        return RecallReader(self.window, self.bee, start, self.max_line_bytes,
+                            self.read_time, manifest, self.flags,
+                            late_segments=set(manifest.rotated), finish_in_memory=True,
+                            read_to=self.read_to if self.read_to is not None else start,
+                            recall=recall)
 
     def entries(self, keep: Keep | None = None, keep_block: KeepBlock | None = None
                 ) -> Iterator[Entry | Rejection]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 import msgspec
@@ -22,7 +21,6 @@ from horizon.hive.decoding import (
     CLOCK_SKEW_S,
     LineDecoder,
     Notes,
-    holds_seqless_line,
     takes_seq,
 )
 from horizon.hive.journal import (
@@ -64,23 +62,6 @@ def _after_lines(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
     return block_end - len(block) + sum(map(len, lines[:taken])) + taken, lines[taken - 1]
 
 
-@dataclass(frozen=True)
-class Recall:
-    """How recall reads: what it passes over undecoded, and which line's bytes it keeps.
-
-    `keep`: a line it says no to (its seq, its bytes) keeps its seq but is neither decoded
-    nor yielded, so a search or a lookup pays for the bytes only. `keep_block`: a test on a
-    whole block of lines (the seqs of its first and last line, its bytes), False when `keep`
-    would refuse every one of them, so a search passes over most of a history a block at a
-    time. `raw_wanted`: the seq whose bytes `raw_found` keeps (`horizon phare`, the web
-    view's rejected lines).
-    """
-
-    keep: Callable[[int, bytes], bool] | None = None
-    keep_block: Callable[[int, int, bytes], bool] | None = None
-    raw_wanted: int | None = None
-
-
 class JournalReader:
     """Iterates the records written after `checkpoint`; `.checkpoint` follows the reading.
 
@@ -90,15 +71,14 @@ class JournalReader:
     name, as `finish_rotations` will leave it, so a reader that must not write gives the
     seqs the daemon will give. `slice_bytes` and `slice_s` bound one reading: once either
     is spent, it stops after a whole line, with the checkpoint there and `more` set.
-    `recall` reads as recall does (`Recall`); without it, every line is decoded and given.
+    Every line is decoded and given (`RecallReader` reads as recall does).
     """
 
     def __init__(self, window: Path, bee: str, checkpoint: Checkpoint, max_line_bytes: int,
                  read_time: float, manifest: Manifest, flags: dict[int, str],
                  late_segments: set[str] | None = None, *,
                  finish_in_memory: bool = False, read_to: Checkpoint | None = None,
-                 slice_bytes: int | None = None, slice_s: float | None = None,
-                 recall: Recall | None = None) -> None:
+                 slice_bytes: int | None = None, slice_s: float | None = None) -> None:
         self.window = window
         self.hive = window.parent  # every journal is opened down from it, following no link
         self.bee = bee
@@ -124,11 +104,6 @@ class JournalReader:
         # False while records come from elsewhere than the segments in order (ranges read
         # out of order): their seqs are found through the manifest, not a segment's range.
         self.main_flow = True
-        recall = recall if recall is not None else Recall()
-        self.keep = recall.keep
-        self.keep_block = recall.keep_block
-        self.raw_wanted = recall.raw_wanted
-        self.raw_found: bytes | None = None  # the bytes of `raw_wanted`, once read
         self._seq = checkpoint.seq
         self._reserved = sorted((late for late in manifest.late if late.first_seq > self._seq),
                                 key=lambda late: late.first_seq)
@@ -192,11 +167,7 @@ class JournalReader:
                 self._seq = max(self._seq, target)
             self.current_segment = name
             limit = self.plan.main_end(name)
-            if self.keep is None and self.keep_block is None and self.raw_wanted is None:
-                lines_of = self._segment_by_blocks(path, start, limit, done)
-            else:
-                lines_of = self._segment_by_lines(path, start, limit, done)
-            end, read, last, stopped = yield from lines_of
+            end, read, last, stopped = yield from self._segment(path, start, limit, done)
             lines += read
             if stopped:
                 # One bee's backlog never holds the loop: the rest is the next slice's.
@@ -210,11 +181,10 @@ class JournalReader:
         yield from self._read_late(done)
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
 
-    def _segment_by_blocks(self, path: Path, start: int, limit: int | None, done: int
-                           ) -> SegmentRead:
-        """The usual reading (the daemon's, a rebuild's): a block of lines at a time. A
-        block of plain lines is decoded in one call; the others a line at a time. Gives
-        what `_segment_by_lines` gives."""
+    def _segment(self, path: Path, start: int, limit: int | None, done: int) -> SegmentRead:
+        """One segment's lines from `start` (up to `limit`), a block at a time: a block of
+        plain lines is decoded in one call; the others a line at a time. Gives what
+        reading each line does (`RecallReader`'s reading)."""
         end, lines, last = start, 0, None
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
                                             self.hive, self.plan.opened.get(path)):
@@ -303,47 +273,6 @@ class JournalReader:
                 and (len(block) <= self.max_line_bytes
                      or max(map(len, block.split(b"\n"))) <= self.max_line_bytes))
 
-    def _segment_by_lines(self, path: Path, start: int, limit: int | None, done: int
-                          ) -> SegmentRead:
-        """A reading for recall: a line at a time, so `keep`, `keep_block` and
-        `raw_wanted` see each one (and whole blocks can be passed over)."""
-        end, lines, last = start, 0, None
-        passing = self.keep_block is not None and (
-            self.slice_bytes is None and self.slice_s is None)
-        for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
-                                            self.hive, self.plan.opened.get(path)):
-            if (passing and block is not None and len(block) <= self.max_line_bytes
-                    and (count := self._skip(block)) is not None):
-                lines += count  # a block passed over: its lines only take their seqs
-                self._seq += count
-                end, last = block_end, None
-                continue
-            raws: Sequence[bytes | None] = [None] if block is None else (
-                block.split(b"\n")[:-1])
-            end, lines, last, stopped = yield from self._each_line(
-                raws, block_end - len(block or b""), lines, last, done - start)
-            if stopped:
-                return end, lines, last, True
-        return end, lines, last, False
-
-    def _skip(self, block: bytes) -> int | None:
-        """The seqs a block of complete lines takes, when it can be passed over whole: no
-        blank line in it, no range read out of order or line asked for within it, and
-        `keep_block` says no line of it is kept."""
-        assert self.keep_block is not None
-        count = block.count(b"\n")
-        if block.count(b"\n{") + block.startswith(b"{") != count and (  # usual: fast
-                holds_seqless_line(block)):
-            return None
-        first, last = self._seq + 1, self._seq + count
-        if self._reserved and self._reserved[0].first_seq <= last + 1:
-            return None
-        if self.raw_wanted is not None and first <= self.raw_wanted <= last:
-            return None
-        if any(first <= seq <= last for seq in self.flags):
-            return None
-        return count if not self.keep_block(first, last, block) else None
-
     def _move_checkpoint(self, name: str, path: Path, end: int, lines: int,
                          last: bytes | None = None) -> None:
         fd = self.plan.opened.get(path)
@@ -414,11 +343,6 @@ class JournalReader:
     # -- one line -----------------------------------------------------------------------
 
     def _record(self, raw: bytes | None) -> Entry | Rejection | None:
-        """The next seq's record; None when recall passes over it undecoded."""
+        """The next seq's record (None: one passed over, `RecallReader`)."""
         self._seq += 1
-        seq = self._seq
-        if seq == self.raw_wanted:
-            self.raw_found = raw
-        if raw is not None and self.keep is not None and not self.keep(seq, raw):
-            return None
-        return self.decoder.record(seq, raw)
+        return self.decoder.record(self._seq, raw)
