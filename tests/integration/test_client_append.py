@@ -195,3 +195,77 @@ def test_horizon_append_writes_the_good_lines_and_names_the_bad(tmp_path: Path) 
                               json.dumps(GOOD)], capture_output=True, text=True,
                              env=clean_env(), timeout=60, check=False)
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
+
+
+def test_an_integer_ts_too_large_for_a_float_is_a_rejected_line_not_a_crash(
+        tmp_path: Path) -> None:
+    """One hostile line (a ts of 400 digits) is rejected as a bad ts by the daemon's
+    reading, recall's and view's, and refused by append: no OverflowError anywhere."""
+    hive = new_hive(tmp_path)
+    huge = b'{"ts": 1' + b"0" * 400 + b', "type": "task", "question": "q", "answer": "a"}'
+    negative = huge.replace(b'"ts": 1', b'"ts": -1')
+    assert isinstance(decode_line(1, huge), Rejection)
+    assert isinstance(decode_line(1, negative), Rejection)
+    with pytest.raises(InvalidEntry, match="bad_ts"):
+        append(hive, BEE, {**GOOD, "ts": 10**400})
+    append(hive, BEE, GOOD)
+    with journal(hive).open("ab") as out:
+        out.write(huge + b"\n" + negative + b"\n")
+    append(hive, BEE, GOOD)
+    done = subprocess.run([HORIZON, "render", str(hive), BEE, "--fresh"], capture_output=True,
+                          text=True, env=clean_env(), check=False)
+    assert done.returncode == 0, done.stderr
+    assert " up_to=4 " in done.stdout.split("\n", 1)[0]
+
+
+def test_append_names_what_it_refuses(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    with pytest.raises(InvalidEntry, match="'ok' has the wrong type"):
+        append(hive, BEE, {**GOOD, "ok": None})
+    nested: list[Any] = []
+    for _ in range(100_000):
+        nested = [nested]
+    with pytest.raises(InvalidEntry, match="nested too deep"):
+        append(hive, BEE, {**GOOD, "answer": nested})
+    assert not journal(hive).exists()
+
+
+def test_a_twin_known_only_by_its_settings_or_manifest_is_refused(tmp_path: Path) -> None:
+    """Between two rotations a bee may have no live journal: its settings file and its
+    manifest still make it the hive's, and a case twin of it is refused."""
+    hive = new_hive(tmp_path)
+    (hive / "bees").mkdir()
+    (hive / "bees" / f"{BEE}.toml").write_text('mission = "the station"\n')
+    with pytest.raises(InvalidBee, match=f"case twin of the hive's bee '{BEE}'"):
+        append(hive, BEE.capitalize(), GOOD)
+    (hive / "window" / "archive").mkdir()
+    (hive / "window" / "archive" / "noe-segments.jsonl").write_text("")
+    with pytest.raises(InvalidBee, match="case twin of the hive's bee 'noe'"):
+        append(hive, "NOE", GOOD)
+    assert sorted(path.name for path in (hive / "window").iterdir()) == ["archive"]
+
+
+def test_a_planted_twin_does_not_stop_the_bee_the_daemon_serves(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    (hive / "bees").mkdir()
+    (hive / "bees" / f"{BEE}.toml").write_text('mission = "the station"\n')  # the operator's
+    append(hive, BEE, GOOD)
+    (hive / "window" / f"{BEE.upper()}-messages.jsonl").write_text("")  # an agent's doing
+    append(hive, BEE, GOOD)  # the bee the daemon keeps serving writes on
+    assert journal(hive).read_text().count("\n") == 2
+    with pytest.raises(InvalidBee, match="names differing only in case"):
+        append(hive, BEE.upper(), GOOD)
+    assert (hive / "window" / f"{BEE.upper()}-messages.jsonl").read_text() == ""
+
+
+def test_a_new_journal_s_twin_is_seen_whatever_the_folder_s_mtime_says(tmp_path: Path) -> None:
+    hive = new_hive(tmp_path)
+    window = hive / "window"
+    append(hive, BEE, GOOD)
+    old = window.stat().st_mtime_ns - 10_000_000_000
+    os.utime(window, ns=(old, old))
+    append(hive, BEE, GOOD)  # the listing is kept: the folder looks a while old
+    (window / "Bob-messages.jsonl").write_text("")
+    os.utime(window, ns=(old, old))  # its owner sets the mtime back; the ctime moved
+    with pytest.raises(InvalidBee, match="case twin of the hive's bee 'Bob'"):
+        append(hive, "bob", GOOD)

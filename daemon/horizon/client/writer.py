@@ -9,12 +9,14 @@ import stat
 import threading
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 import msgspec
 
 from horizon.core.entries import Rejection, decode_line
 from horizon.core.errors import HorizonError
 from horizon.core.settings import GlobalConfig
+from horizon.hive.discovery import discover
 from horizon.hive.layout import WINDOW, is_bee_name, live_name, parse_journal_name
 
 DEFAULT_MAX_LINE_BYTES = GlobalConfig().max_line_bytes
@@ -66,8 +68,19 @@ def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], 
         raise JournalRefused(error.errno, f"{window}: {error.strerror}") from None
     name = live_name(bee)
     try:
-        _refuse_twin(folder, bee)
-        fd = _open_journal(folder, name, window)
+        fd = _open_journal(folder, name, window, create=False)
+        try:
+            if fd is None or _listing.twins(folder, bee):
+                # A new journal, or a case twin beside it: the hive's bees, as the daemon
+                # finds them (settings files and manifests too), say whether it is ours.
+                _refuse_twin(hive, bee)
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
+        if fd is None:
+            fd = _open_journal(folder, name, window, create=True)
+            assert fd is not None  # created, or made by another writer meanwhile
     finally:
         os.close(folder)
     try:
@@ -92,6 +105,8 @@ def encoded(entry: Mapping[str, object], max_line_bytes: int) -> bytes:
         line = _encoder.encode(entry if type(entry) is dict else dict(entry)) + b"\n"
     except (TypeError, ValueError, msgspec.EncodeError) as error:
         raise InvalidEntry(f"cannot be written as JSON: {error}") from None
+    except RecursionError:
+        raise InvalidEntry("cannot be written as JSON: nested too deep") from None
     if len(line) - 1 > max_line_bytes:
         raise LineTooLong(f"the line would be {len(line) - 1} bytes, over max_line_bytes "
                           f"({max_line_bytes})")
@@ -100,7 +115,7 @@ def encoded(entry: Mapping[str, object], max_line_bytes: int) -> bytes:
         detail = f": {read.detail}" if read.detail else ""
         raise InvalidEntry(f"the daemon would reject it ({read.reason.value}{detail})")
     if read.bad_field:
-        field = "ok" if entry.get("ok") is not None and read.ok is None else "files"
+        field = "ok" if "ok" in entry and not isinstance(entry["ok"], bool) else "files"
         raise InvalidEntry(f"{field!r} has the wrong type: ok is true or false, files a "
                            "list of strings")
     return line
@@ -117,13 +132,14 @@ class _Listing:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.key: tuple[int, int, int] | None = None
+        self.key: tuple[int, int, int, int] | None = None
         self.bees: dict[str, set[str]] = {}  # folded name: the bees that fold to it
 
     def twins(self, folder: int, bee: str) -> list[str]:
         """The hive's other bees whose names fold to `bee`'s."""
         info = os.fstat(folder)
-        key = (info.st_dev, info.st_ino, info.st_mtime_ns)
+        # ctime too: an owner can set the mtime back, never the ctime.
+        key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
         with self.lock:
             if key != self.key:
                 bees: dict[str, set[str]] = {}
@@ -142,22 +158,36 @@ class _Listing:
 _listing = _Listing()
 
 
-def _refuse_twin(folder: int, bee: str) -> None:
-    """A bee whose name differs from one the hive has only by case is refused: on a
-    case-folding file system they would share a journal."""
-    twins = _listing.twins(folder, bee)
+def _refuse_twin(hive: str | os.PathLike[str], bee: str) -> None:
+    """A bee whose name differs only by case from one the daemon serves is refused: on a
+    case-folding file system they would share a journal. A twin the daemon refuses (a
+    journal planted beside a bee it serves) does not refuse the bee it serves."""
+    try:
+        bees, problems = discover(Path(os.fspath(hive)))
+    except (HorizonError, OSError) as error:
+        raise JournalRefused(errno.EIO, f"{os.fspath(hive)}: {error}") from None
+    if bee in bees:
+        return
+    refused = [problem for problem in problems if problem.startswith(f"bee {bee!r}:")]
+    if refused:  # twins none of whose files tells which one the hive has: neither
+        raise InvalidBee(refused[0])
+    folded = bee.casefold()
+    twins = sorted(other for other in bees if other.casefold() == folded)
     if twins:
         raise InvalidBee(f"{bee!r} is the case twin of the hive's bee {twins[0]!r}")
 
 
-def _open_journal(folder: int, name: str, window: str) -> int:
-    """The live journal for appending, made 0660 whatever the umask when missing; only a
-    regular file, never through a link, never blocking on a FIFO."""
+def _open_journal(folder: int, name: str, window: str, *, create: bool) -> int | None:
+    """The live journal for appending (None when missing and not `create`), made 0660
+    whatever the umask when created; only a regular file, never through a link, never
+    blocking on a FIFO."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         try:
             fd = os.open(name, flags, dir_fd=folder)
         except FileNotFoundError:
+            if not create:
+                return None
             try:
                 fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, JOURNAL_MODE, dir_fd=folder)
                 os.fchmod(fd, JOURNAL_MODE)  # the umask took bits the group needs

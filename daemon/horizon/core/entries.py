@@ -96,7 +96,10 @@ def parse_ts(value: str | int | float) -> float | None:
     """Epoch seconds for an RFC 3339 instant with offset or an epoch number, else None."""
     kind = type(value)
     if kind is float or kind is int:
-        seconds = float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # an integer of hundreds of digits: no time
+            return None
         if seconds > 1e11:  # the writer contract: such a number is milliseconds
             seconds /= 1000.0
         if not math.isfinite(seconds) or not 0 <= seconds <= LATEST:

@@ -170,6 +170,7 @@ class _Outputs:
 _OUTPUTS = _Outputs()
 
 
+# structlog's processors take the logger as Any (its own typing says so).
 def _below_level(logger: Any, method: str, event: EventDict) -> EventDict:
     # Checked first, so a debug line costs nothing when nobody reads it.
     if _LEVELS.get(method, logging.INFO) < _OUTPUTS.level:
@@ -288,5 +289,5 @@ def reopen() -> None:
                 _OUTPUTS._failed(error)
 
 
-def get_logger() -> Any:
+def get_logger() -> Any:  # structlog.get_logger is typed Any: a proxy bound later
     return structlog.get_logger("horizon")

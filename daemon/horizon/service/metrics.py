@@ -43,6 +43,8 @@ MAX_BEE_SERIES = 10_000
 ZONES = ("net", "condense", "recit")
 STALL_S = 30.0  # no health snapshot published for this long: the loop is stuck
 
+# WSGI's own shapes (PEP 3333): the environ holds values of any type, and the callable
+# takes a status, headers and an optional exc_info.
 Environ = dict[str, Any]
 StartResponse = Callable[..., Any]
 
@@ -240,6 +242,7 @@ REQUEST_DEADLINE_S = 10.0  # a whole request, however slowly its bytes trickle i
 
 
 class _Server(ThreadingMixIn, WSGIServer):
+    # socketserver types `request` and `client_address` as Any: the overrides follow it.
     daemon_threads = True
     request_queue_size = 128  # connections the kernel holds before they are accepted
 

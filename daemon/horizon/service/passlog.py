@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # handed in by the service that owns it
 log = get_logger()
 
 
-def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:
+def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:  # log fields
     """Called with `hive` and `bee` bound: one info line per pass (`handoff.written`, with
     the pass's counts), warnings for what an operator must look at, and the per-entry
     decisions at debug level. `deferred`: the files are still to be written, and
