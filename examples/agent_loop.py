@@ -42,7 +42,10 @@ TOOLS = [
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
                        "required": ["path"]}}},
 ]
-OUTPUT_CHARS = 20_000  # of a tool's output given back to the model (the journal keeps all)
+OUTPUT_CHARS = 20_000  # of a tool's output given back to the model
+# Of a tool's output kept in the journal: its end, where the verdict is. A line over the
+# daemon's max_line_bytes (4 MiB) would be refused.
+JOURNAL_CHARS = 1_000_000
 STEPS = 8  # model calls per turn at most
 
 
@@ -63,8 +66,16 @@ def run_tool(name: str, arguments: dict[str, Any], workdir: Path, run_as: str | 
         return output, done.returncode == 0, []
     if name == "read_file":
         path = str(arguments.get("path", ""))
+        target = (workdir / path).resolve()
+        if not target.is_relative_to(workdir.resolve()):
+            return f"{path}: outside the work folder", False, [path]
+        if run_as:  # read as the commands run: the runtime's own files stay its own
+            done = subprocess.run(["sudo", "-n", "-u", run_as, "--", "cat", "--", str(target)],
+                                  capture_output=True, text=True, check=False)
+            return (done.stdout if done.returncode == 0 else done.stderr), (
+                done.returncode == 0), [path]
         try:
-            return (workdir / path).read_text(errors="replace"), True, [path]
+            return target.read_text(errors="replace"), True, [path]
         except OSError as error:
             return f"{path}: {error.strerror}", False, [path]
     return f"unknown tool {name!r}", False, []
@@ -94,9 +105,14 @@ async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Any,
             break
         messages.append(message)
         for call in calls:
-            name = call["function"]["name"]
-            arguments = json.loads(call["function"].get("arguments") or "{}")
-            if name.startswith("horizon_") and recall is not None:
+            name = str(call["function"]["name"])
+            try:
+                arguments = json.loads(call["function"].get("arguments") or "{}")
+            except json.JSONDecodeError:
+                arguments = None
+            if not isinstance(arguments, dict):
+                output, ok, files = "the arguments are not a JSON object", False, []
+            elif name.startswith("horizon_") and recall is not None:
                 result = await recall.call_tool(name, arguments)
                 output = "\n".join(part.text for part in result.content
                                    if hasattr(part, "text"))
@@ -106,8 +122,9 @@ async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Any,
             # The runtime knows how the call went: it says so (`ok`), and which files.
             append(args.hive, args.bee, {
                 "ts": time.time(), "type": "tool", "tool": name,
-                "question": arguments.get("command") or json.dumps(arguments),
-                "answer": output, "ok": ok, "files": files})
+                "question": str(arguments.get("command") if isinstance(arguments, dict)
+                                else None or json.dumps(arguments)),
+                "answer": output[-JOURNAL_CHARS:], "ok": ok, "files": files})
             messages.append({"role": "tool", "tool_call_id": call["id"],
                              "content": output[-OUTPUT_CHARS:]})
     # The operator's words, marked as theirs: the view quotes them in its own section.

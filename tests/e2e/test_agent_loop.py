@@ -5,6 +5,7 @@ runtime knows, and each turn's prompt opens with the view of the turns before.""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -49,7 +50,8 @@ TURNS = ["Run the tests please", "What does notes.txt say?", "What did I ask fir
 class ScriptedModel:
     """An OpenAI-compatible /v1/chat/completions answering SCRIPT in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: list[dict[str, Any]] = SCRIPT) -> None:
+        self.script = script
         self.requests: list[dict[str, Any]] = []
         self.problems: list[str] = []
         model = self
@@ -61,7 +63,8 @@ class ScriptedModel:
                     model.problems.append(f"{self.path} {body.get('model')}")
                 model.requests.append(body)
                 index = len(model.requests) - 1
-                reply = SCRIPT[index] if index < len(SCRIPT) else said("(script over)")
+                reply = (model.script[index] if index < len(model.script)
+                         else said("(script over)"))
                 data = json.dumps({"id": f"r{index}", "object": "chat.completion",
                                    "model": MODEL, "choices": [{
                                        "index": 0, "message": reply,
@@ -155,3 +158,45 @@ def test_a_server_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.startswith("agent_loop: ") and "Traceback" not in done.stderr
     assert not (hive / "window" / f"{BEE}-messages.jsonl").exists()
+
+
+def test_read_file_stays_in_the_work_folder(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("agent_loop", LOOP)
+    assert spec is not None and spec.loader is not None
+    loop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loop)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("wind\n")
+    (tmp_path / "secret.txt").write_text("key\n")
+    assert loop.run_tool("read_file", {"path": "notes.txt"}, work, None) == (
+        "wind\n", True, ["notes.txt"])
+    for outside in ("../secret.txt", str(tmp_path / "secret.txt")):
+        output, ok, _ = loop.run_tool("read_file", {"path": outside}, work, None)
+        assert not ok and "outside the work folder" in output
+
+
+def test_a_model_s_malformed_tool_call_is_a_failed_call_not_a_crash(tmp_path: Path) -> None:
+    broken = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": "[]"}},
+        {"id": "c2", "type": "function", "function": {"name": "shell", "arguments": "{no"}},
+    ]}, said("Sorry.")]
+    scripted = ScriptedModel(broken)
+    thread = threading.Thread(target=scripted.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        hive = tmp_path / "hive"
+        (hive / "window").mkdir(parents=True)
+        done = subprocess.run(
+            [sys.executable, str(LOOP), str(hive), BEE, "--base-url", scripted.url,
+             "--model", MODEL, "--workdir", str(tmp_path)], input="go\n",
+            capture_output=True, text=True, timeout=60, env=clean_env(), check=False)
+    finally:
+        scripted.server.shutdown()
+        scripted.server.server_close()
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in
+             (hive / "window" / f"{BEE}-messages.jsonl").read_text().splitlines()]
+    assert [(line["type"], line.get("ok")) for line in lines] == [
+        ("tool", False), ("tool", False), ("conversation", None)]
+    assert all(line["answer"] == "the arguments are not a JSON object" for line in lines[:2])
