@@ -81,24 +81,22 @@ class JournalReader:
                  slice_bytes: int | None = None, slice_s: float | None = None) -> None:
         self.window = window
         self.hive = window.parent  # every journal is opened down from it, following no link
-        self.bee = bee
         self.checkpoint = checkpoint
         self.max_line_bytes = max_line_bytes
         self.read_time = read_time
         self.manifest = manifest
         self.flags = flags
         self.late_segments = late_segments
-        self.finish_in_memory = finish_in_memory
-        # How far the daemon has read: tells a rotation a crash stopped from one whose link
-        # failed while reading went on (`Manifest.interrupted_rotation`).
-        self.read_to = read_to if read_to is not None else checkpoint
         self.slice_bytes = slice_bytes
         self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
         self._deadline: float | None = None
         self.notes = Notes()
+        # `read_to`, how far the daemon has read, tells a rotation a crash stopped from one
+        # whose link failed while reading went on (`Manifest.interrupted_rotation`).
         self.plan = SegmentPlan(window, bee, manifest, self.notes,
-                                finish_in_memory=finish_in_memory, read_to=self.read_to)
+                                finish_in_memory=finish_in_memory,
+                                read_to=read_to if read_to is not None else checkpoint)
         self.decoder = LineDecoder(flags, manifest, self.notes, read_time, max_line_bytes)
         self.current_segment = checkpoint.segment
         # False while records come from elsewhere than the segments in order (ranges read
