@@ -89,13 +89,15 @@ def view(hive: str | os.PathLike[str], bee: str, *,
     except SettingsError as error:
         raise InvalidSettings(str(error)) from None
     wall = time.time()
+    cache = hive_cache(hive_path, create=False)
     try:
         fresh = fresh_view(Path(hive_path), bee, global_config, effective,
-                           now if now is not None else wall, wall,
-                           cache=hive_cache(hive_path, create=False))
+                           now if now is not None else wall, wall, cache=cache)
     except (StoreError, StateTooNew, JournalError) as error:
         raise ViewUnavailable(str(error)) from None
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         raise ViewUnavailable(f"{where}{error.strerror or error}") from None
+    finally:
+        cache.close()  # a runtime calls view() at every launch: no connection left open
     return View(fresh.view.text, fresh.up_to, fresh.source, fresh.behind, fresh.replayed)

@@ -68,7 +68,7 @@ class Daemon:
             where = state.config_path or "a config.json (--config, $HORIZON_CONFIG)"
             return f"no hive configured: list them under \"hives\" in {where}"
         try:
-            hives.configure_logs(state)
+            hives.configure_logs(state, state.config)
         except logs.LogDirError as error:
             return f"{error} (log.dir in {state.config_source})"
         if not hives.serve_metrics(state, state.config):

@@ -42,9 +42,9 @@ def serve_metrics(state: DaemonState, config: GlobalConfig) -> bool:
     return True
 
 
-def configure_logs(state: DaemonState) -> None:
-    logs.configure(Path(state.config.log.dir), state.config.log.level,
-                   state.config.log.format, state.log_stdout)
+def configure_logs(state: DaemonState, config: GlobalConfig) -> None:
+    logs.configure(Path(config.log.dir), config.log.level, config.log.format,
+                   state.log_stdout)
 
 
 def start_hive(state: DaemonState, hive: Path, lock_wait_s: float = 1.0) -> None:
@@ -229,9 +229,8 @@ def _kept_where_refused(state: DaemonState, config: GlobalConfig,
                   reason=f"cannot listen on {config.metrics}", kept=previous.metrics)
         config = msgspec.structs.replace(config, metrics=previous.metrics)
     if config.log != previous.log:
-        state.config = config
         try:
-            configure_logs(state)
+            configure_logs(state, config)
         except logs.LogDirError as error:
             log.error("config.rejected", file=state.config_source, key="log.dir",
                       reason=str(error), kept=previous.log.dir)
