@@ -60,6 +60,12 @@ class LineDecoder:
             return too_long(seq, self.max_line_bytes)
         return self.adjusted(decode_line(seq, raw), self.flagged(seq, raw))
 
+    def marked(self, first: int, last: int) -> bool:
+        """Whether a flag or a clamp names a seq from `first` to `last`: such lines are
+        decoded one by one, through `record`."""
+        return any(first <= seq <= last for seq in self.flags) or (
+            bool(self.manifest.clamps) and self.manifest.clamped_within(first, last))
+
     def flagged(self, seq: int, raw: bytes) -> bool:
         """Whether an operator flag holds for this line (its hash still matches), noted."""
         if seq not in self.flags:

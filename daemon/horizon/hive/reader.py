@@ -62,6 +62,37 @@ def _after_lines(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
     return block_end - len(block) + sum(map(len, lines[:taken])) + taken, lines[taken - 1]
 
 
+class Slice:
+    """What one reading may spend: bytes and seconds, each unbounded when None. The
+    clock starts when the slice is made, as the reading starts."""
+
+    def __init__(self, max_bytes: int | None, seconds: float | None) -> None:
+        self.max_bytes = max_bytes
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+
+    def spent(self, done: int) -> bool:
+        """Whether the slice is used up, `done` bytes read."""
+        return ((self.max_bytes is not None and done >= self.max_bytes)
+                or (self.deadline is not None and time.monotonic() >= self.deadline))
+
+    def holds(self, done: int) -> bool:
+        """Whether `done` bytes leave some of the slice's bytes."""
+        return self.max_bytes is None or done < self.max_bytes
+
+
+def _checkpoint_at(plan: SegmentPlan, hive: Path, name: str, path: Path, end: int,
+                   seq: int, lines: int, last: bytes | None) -> Checkpoint:
+    """The checkpoint after `lines` lines of segment `name`, at `end`, `seq` given; `last`
+    is the last line's bytes when known (a long one's tail is hashed from it)."""
+    fd = plan.opened.get(path)
+    info = os.fstat(fd) if fd is not None else os.stat(path, follow_symlinks=False)
+    if last is not None and len(last) + 1 >= TAIL_BYTES:
+        tail = hash_tail(last + b"\n")
+    else:
+        tail = tail_hash_at(fd, end) if fd is not None else tail_hash(path, end, hive)
+    return Checkpoint(name, end, seq, info.st_dev, info.st_ino, tail, lines)
+
+
 class JournalReader:
     """Iterates the records written after `checkpoint`; `.checkpoint` follows the reading.
 
@@ -90,7 +121,7 @@ class JournalReader:
         self.slice_bytes = slice_bytes
         self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
-        self._deadline: float | None = None
+        self.slice = Slice(slice_bytes, slice_s)
         self.notes = Notes()
         # `read_to`, how far the daemon has read, tells a rotation a crash stopped from one
         # whose link failed while reading went on (`Manifest.interrupted_rotation`).
@@ -132,11 +163,6 @@ class JournalReader:
                 yield from self._emit_reserved(upto=gone.seq)
                 self._seq = max(self._seq, gone.seq)
 
-    def _spent(self, done: int) -> bool:
-        """Whether this reading's slice is used up, `done` bytes read."""
-        return ((self.slice_bytes is not None and done >= self.slice_bytes)
-                or (self._deadline is not None and time.monotonic() >= self._deadline))
-
     def __iter__(self) -> Iterator[Entry | Rejection]:
         for batch in self.batches():
             yield from batch
@@ -149,7 +175,7 @@ class JournalReader:
             self.plan.close()
 
     def _read(self) -> Iterator[Batch]:
-        self._deadline = None if self.slice_s is None else time.monotonic() + self.slice_s
+        self.slice = Slice(self.slice_bytes, self.slice_s)
         done = 0  # bytes of the main flow read by earlier segments of this reading
         starts = self.plan.starts(self.checkpoint, self._seq)
         # Only a reading that listed the archive can pass a segment gone from it: one that
@@ -169,12 +195,14 @@ class JournalReader:
             lines += read
             if stopped:
                 # One bee's backlog never holds the loop: the rest is the next slice's.
-                self._move_checkpoint(name, path, end, lines, last)
+                self.checkpoint = _checkpoint_at(self.plan, self.hive, name, path, end,
+                                                 self._seq, lines, last)
                 self.more = True
                 return
             done += end - start
             if end != start or name != self.checkpoint.segment or start == 0:
-                self._move_checkpoint(name, path, end, lines, last)
+                self.checkpoint = _checkpoint_at(self.plan, self.hive, name, path, end,
+                                                 self._seq, lines, last)
         yield from self._emit_reserved()
         yield from self._read_late(done)
         self.checkpoint = msgspec.structs.replace(self.checkpoint, seq=self._seq)
@@ -191,14 +219,14 @@ class JournalReader:
             entries = None
             if block is not None and self._plain(block, count, done + block_end - start):
                 first = self._seq + 1
-                if not self._marked(first, first + count - 1):
+                if not self.decoder.marked(first, first + count - 1):
                     entries = decode_block(first, block, count, self.read_time + CLOCK_SKEW_S)
             if entries is None:  # a blank line, a null, a string ts, a flag...
                 raws: Sequence[bytes | None] = [None] if block is None else (
                     block.split(b"\n")[:-1])
                 end, lines, last, stopped = yield from self._each_line(
                     raws, block_end - len(block or b""), lines, last, done - start)
-            elif self._deadline is None:  # a generator less per entry: the usual case
+            elif self.slice.deadline is None:  # a generator less per entry: the usual case
                 assert block is not None
                 self._seq += len(entries)
                 yield entries
@@ -212,29 +240,25 @@ class JournalReader:
                 return end, lines, last, True
         return end, lines, last, False
 
-    def _marked(self, first: int, last: int) -> bool:
-        """Whether a flag or a clamp names a seq from `first` to `last`."""
-        return any(first <= seq <= last for seq in self.flags) or (
-            bool(self.manifest.clamps) and self.manifest.clamped_within(first, last))
-
     def _timed(self, records: list[Entry], block: bytes, block_end: int, lines: int
                ) -> SegmentRead:
         """A plain block's records given out in batches, one record first, then twice as
         many each time up to TIMED_BATCH, the slice's time looked at after each (the
         daemon's slices: one stops within a few records of its bound)."""
-        assert self._deadline is not None
+        deadline = self.slice.deadline
+        assert deadline is not None
         taken, size = 0, 1
         while taken < len(records):
             batch = records[taken:taken + size]
             taken += len(batch)
             self._seq += len(batch)
             yield batch
-            if time.monotonic() >= self._deadline and taken < len(records):
+            if time.monotonic() >= deadline and taken < len(records):
                 end, line = _after_lines(block, block_end, taken)
                 return end, lines + taken, line, True
             size = min(2 * size, TIMED_BATCH)
         return (block_end, lines + len(records), _last_line(block),
-                time.monotonic() >= self._deadline)
+                time.monotonic() >= deadline)
 
     def _each_line(self, raws: Sequence[bytes | None], end: int, lines: int,
                    last: bytes | None, spent_before: int) -> SegmentRead:
@@ -256,7 +280,7 @@ class JournalReader:
             lines += 1
             if (record := self._record(raw)) is not None:
                 yield (record,)
-            if self._spent(spent_before + end):
+            if self.slice.spent(spent_before + end):
                 return end, lines, last, True
         return end, lines, last, False
 
@@ -267,20 +291,9 @@ class JournalReader:
         end."""
         first = self._reserved[0].first_seq if self._reserved else None
         return ((first is None or first > self._seq + count)
-                and (self.slice_bytes is None or spent_at_end < self.slice_bytes)
+                and self.slice.holds(spent_at_end)
                 and (len(block) <= self.max_line_bytes
                      or max(map(len, block.split(b"\n"))) <= self.max_line_bytes))
-
-    def _move_checkpoint(self, name: str, path: Path, end: int, lines: int,
-                         last: bytes | None = None) -> None:
-        fd = self.plan.opened.get(path)
-        info = os.fstat(fd) if fd is not None else os.stat(path, follow_symlinks=False)
-        if last is not None and len(last) + 1 >= TAIL_BYTES:
-            tail = hash_tail(last + b"\n")
-        else:
-            tail = tail_hash_at(fd, end) if fd is not None else tail_hash(path, end, self.hive)
-        self.checkpoint = Checkpoint(name, end, self._seq, info.st_dev, info.st_ino, tail,
-                                     lines)
 
     # -- ranges read out of order -----------------------------------------------------
 
@@ -325,7 +338,7 @@ class JournalReader:
                 end = line_end
                 if takes_seq(raw) and (record := self._record(raw)) is not None:
                     yield (record,)
-                if self._spent(done + end - start):
+                if self.slice.spent(done + end - start):
                     self.more = True  # the range read so far is recorded; the rest waits
                     break
             done += end - start
