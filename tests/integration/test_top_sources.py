@@ -40,16 +40,16 @@ def test_an_unchanged_bee_s_report_is_remembered_and_a_change_makes_it_again(
         with (hive / "window" / f"{BEE}-messages.jsonl").open("ab") as out:
             out.write(LINE)
         behind = reports(hive, BEE)
-        assert behind is not first and behind["lag_lines"] == 1
+        assert behind is not first and behind.lag_lines == 1
 
         service.process(BEE)  # state.json rewritten
         caught_up = reports(hive, BEE)
-        assert (caught_up["entries"], caught_up["lag_lines"]) == (2, 0)
+        assert (caught_up.entries, caught_up.lag_lines) == (2, 0)
 
         (hive / "bees").mkdir()
         (hive / "bees" / f"{BEE}.toml").write_text("[horizon\n")
         broken = reports(hive, BEE)
-        assert "settings_error" in broken and broken["settings_in_use"] == "last good"
+        assert broken.settings_error and broken.settings_in_use == "last good"
         assert reports.state_mtime(hive, BEE) == (
             hive / "horizon" / BEE / "state.json").stat().st_mtime_ns / 1e9
     finally:
@@ -62,9 +62,9 @@ def test_bees_no_longer_asked_about_are_forgotten(tmp_path: Path) -> None:
         reports = Reports(GlobalConfig(), "config.json", None)
         reports(hive, BEE)
         reports.forget_unasked()
-        assert reports.known
+        assert reports.remembered
         reports.forget_unasked()
-        assert not reports.known
+        assert not reports.remembered
     finally:
         service.close()
 

@@ -181,7 +181,7 @@ def test_the_pages_numbers_are_the_status_reports(
     assert main(["status", str(hive), "--json", "--config", str(tmp_path / "config.json")]) == 1
     status = json.loads(capsys.readouterr().out)["hives"][0]["bees"][0]
     report = pages.hive_page(site, 0)
-    bars = {bar.zone: bar for bar in report["bees"][0]["bars"]}
+    bars = {bar.zone: bar for bar in report.bars[0]}
     view = pages.bee_page(site, 0, BEE)
     for zone, numbers in status["zones"].items():
         assert (bars[zone].before, bars[zone].after, bars[zone].budget) == (

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import EXIT_DEGRADED, EXIT_OK, EXIT_PROBLEM, UserError
@@ -22,6 +22,15 @@ from horizon.cli.safe_text import json_text, printable
 from horizon.cli.status_text import print_reports
 from horizon.core.errors import JournalError, SettingsError
 from horizon.core.render import render
+from horizon.core.reports import (
+    BeeReport,
+    DaemonReport,
+    HiveReport,
+    StatusReport,
+    SummarizerReport,
+    ZoneReport,
+    known,
+)
 from horizon.core.settings import Effective, GlobalConfig, unavailable_levels
 from horizon.core.summarizer import TRUNCATION
 from horizon.core.zone_state import Zones
@@ -118,23 +127,24 @@ def pending_lines(hive: Path, paths: list[Path], state: BeeState | None, limit: 
 
 
 def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
-                     broken_config: str | None = None) -> dict[str, Any]:
+                     broken_config: str | None = None) -> BeeReport:
     """A bee's report from its files alone; `with_beat` adds what the heartbeat says.
     `lag_s` and `write_failed` hold their places, unknown until then."""
     window = window_dir(hive)
-    report: dict[str, Any] = {"bee": bee}
+    report = BeeReport(bee=bee)
     try:
         paths = segment_paths(window, bee, recorded_segments(window, bee))
         missing = missing_segments(window, bee)
-        report["segments"] = len(paths)
-        report["missing_segments"] = missing
+        report.segments = len(paths)
+        report.missing_segments = missing
         if missing:  # lines lost from the history: an operator must know
-            report["degraded"] = True
+            report.degraded = True
         state = load_state(hive, bee)
         lag_bytes = pending_bytes(paths, state)
         lag_lines = pending_lines(hive, paths, state, LAG_COUNT_BYTES)
     except (StateTooNew, StoreError, JournalError, OSError) as error:
-        report.update(error=str(error), degraded=True)
+        report.error = str(error)
+        report.degraded = True
         return report
     effective: Effective | None = None
     try:
@@ -142,110 +152,102 @@ def bee_files_report(hive: Path, bee: str, config: GlobalConfig, source: str,
             raise SettingsError(broken_config, "(file)", "rejected")
         effective = effective_settings(config, source, hive, bee)
     except SettingsError as error:
-        report.update(settings_error=broken_config or str(error), degraded=True)
+        report.settings_error = broken_config or str(error)
+        report.degraded = True
         if state is not None and state.settings is not None:
             effective = state.settings  # what the daemon serves meanwhile: its last good
-            report["settings_in_use"] = "last good"
-            report["settings"] = msgspec.to_builtins(effective.horizon)
-    report.update(lag_bytes=lag_bytes, lag_lines=lag_lines, lag_s=None, write_failed=False)
-    if effective is not None:
-        report["summarizer"] = summarizer_report(config, effective, broken_config is None)
+            report.settings_in_use = "last good"
+            report.settings = effective.horizon
+    report.lag_bytes, report.lag_lines = lag_bytes, lag_lines
+    report.lag_s, report.write_failed = None, False
+    summarizer = (summarizer_report(config, effective, broken_config is None)
+                  if effective is not None else SummarizerReport())
     if state is None:
-        report.update(entries=0, rejected=0, up_to=0, derived=False)
+        if effective is not None:
+            report.summarizer = summarizer
+        report.entries, report.rejected, report.up_to, report.derived = 0, 0, 0, False
         return report
     zones = state.zones
-    report.update(
-        derived=True, entries=zones.accepted, rejected=zones.rejected, up_to=zones.up_to,
-        rejections=dict(zones.rejections), last_rejected=zones.last_rejected,
-        bad_field=zones.bad_fields, mismatched_flags=state.mismatched_flags,
-    )
-    report.setdefault("summarizer", {}).update(
-        recit=zones.recit_level,
-        condense=dict(Counter(item.source for item in zones.condense)),
-        pending_folds=len(state.folds.batches), fallbacks=state.fallbacks)
+    report.derived = True
+    report.entries, report.rejected, report.up_to = zones.accepted, zones.rejected, zones.up_to
+    report.rejections, report.last_rejected = dict(zones.rejections), zones.last_rejected
+    report.bad_field, report.mismatched_flags = zones.bad_fields, state.mismatched_flags
+    summarizer.recit = zones.recit_level
+    summarizer.condense = dict(Counter(item.source for item in zones.condense))
+    summarizer.pending_folds = len(state.folds.batches)
+    summarizer.fallbacks = state.fallbacks
+    report.summarizer = summarizer
     if effective is not None:
-        report.update(zone_report(bee, zones, effective))
+        add_view_report(report, bee, zones, effective)
     return report
 
 
-def with_beat(report: dict[str, Any], beat: Heartbeat | None) -> dict[str, Any]:
+def with_beat(report: BeeReport, beat: Heartbeat | None) -> BeeReport:
     """A new report: `report` (from `bee_files_report`, left as it is) with the bee's lag in
-    seconds, failed write and refusal as the daemon's heartbeat says them, each in its
-    place."""
-    if "lag_bytes" not in report:
+    seconds, failed write and refusal as the daemon's heartbeat says them."""
+    if report.lag_bytes is UNSET:
         return report  # its files could not be read: the heartbeat adds nothing
-    daemon_view = beat.bees.get(report["bee"]) if beat else None
-    merged: dict[str, Any] = {}
-    for key, value in report.items():
-        merged[key] = value
-        if key == "lag_s":
-            merged[key] = daemon_view.lag_s if daemon_view else None
-        elif key == "write_failed":
-            merged[key] = bool(daemon_view and daemon_view.write_failed)
-            if daemon_view and daemon_view.error:  # a refused bee or state
-                merged.update(error=daemon_view.error, degraded=True)
-            if daemon_view and daemon_view.rotation_failed:
-                merged.update(rotation_failed=daemon_view.rotation_failed, degraded=True)
+    daemon_view = beat.bees.get(report.bee) if beat else None
+    merged = msgspec.structs.replace(
+        report, lag_s=daemon_view.lag_s if daemon_view else None,
+        write_failed=bool(daemon_view and daemon_view.write_failed))
+    if daemon_view and daemon_view.error:  # a refused bee or state
+        merged.error, merged.degraded = daemon_view.error, True
+    if daemon_view and daemon_view.rotation_failed:
+        merged.rotation_failed, merged.degraded = daemon_view.rotation_failed, True
     return merged
 
 
 def summarizer_report(config: GlobalConfig, effective: Effective,
-                      config_known: bool = True) -> dict[str, Any]:
+                      config_known: bool = True) -> SummarizerReport:
     """The levels the settings ask for, the ones that can run, and why the others cannot
     (unknown while config.json, where providers are, is rejected)."""
     unusable = unavailable_levels(config, effective) if config_known else {}
-    return {"asked": effective.horizon.resumeur, "levels": list(effective.levels),
-            "in_use": effective.levels[0] if effective.levels else TRUNCATION,
-            "unavailable": unusable}
+    return SummarizerReport(
+        asked=effective.horizon.resumeur, levels=list(effective.levels),
+        in_use=effective.levels[0] if effective.levels else TRUNCATION, unavailable=unusable)
 
 
-def zone_report(bee: str, zones: Zones, effective: Effective) -> dict[str, Any]:
+def add_view_report(report: BeeReport, bee: str, zones: Zones, effective: Effective) -> None:
     """Each zone's chars against its budget, before the hard cut and as injected."""
     settings = effective.horizon
     view = render(zones, bee, settings, effective.mission)
-    after = view.summary
-    report: dict[str, Any] = {"mode": "horizon" if settings.actif else "handoff",
-                              "chars": after["chars"], "cap": settings.cap,
-                              "cut": len(after["cut"])}
+    summary = view.summary
+    report.mode = "horizon" if settings.actif else "handoff"
+    report.chars, report.cap, report.cut = summary["chars"], settings.cap, len(summary["cut"])
     if settings.actif:
-        report["zones"] = {zone: {"before": before, "after": after,
-                                  "budget": settings.budgets[zone]}
-                           for zone, (before, after) in view.zone_chars.items()}
-    return report
+        report.zones = {zone: ZoneReport(before, after, settings.budgets[zone])
+                        for zone, (before, after) in view.zone_chars.items()}
 
 
 def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
                 broken_config: str | None = None,
-                files_report: Callable[[Path, str], dict[str, Any]] | None = None
-                ) -> dict[str, Any]:
+                files_report: Callable[[Path, str], BeeReport] | None = None
+                ) -> HiveReport:
     """One hive's report, with its `exit`: 1 missing or served by no daemon, 3 degraded,
     0 healthy. `files_report(hive, bee)` stands in for `bee_files_report` (`top` passes
     one that remembers unchanged bees)."""
-    report: dict[str, Any] = {"hive": str(hive)}
     if not hive.is_dir():
-        report.update(error="hive not found", exit=EXIT_PROBLEM, bees=[])
-        return report
+        return HiveReport(hive=str(hive), error="hive not found", exit=EXIT_PROBLEM)
     pid = holder(hive)
     beat = read_heartbeat(hive)
-    daemon: dict[str, Any] = {"running": pid is not None, "pid": pid}
+    daemon = DaemonReport(running=pid is not None, pid=pid)
     degraded = False
     if pid is not None:
         age = None if beat is None else now - beat.beat_epoch
-        daemon.update(
-            beat_age_s=None if age is None else round(age, 1),
-            version=beat.version if beat else None,
-            watch=beat.watch if beat else None,
-            started=beat.started if beat else None,
-        )
+        daemon.beat_age_s = None if age is None else round(age, 1)
+        daemon.version = beat.version if beat else None
+        daemon.watch = beat.watch if beat else None
+        daemon.started = beat.started if beat else None
         if age is None or age > STALE_BEATS * BEAT_S:
-            daemon["stale"] = True
+            daemon.stale = True
             degraded = True
         log_file = (beat.log_file if beat and beat.log_file
                     else str(Path(config.log.dir) / LOG_FILE))
         failure = last_write_failure(Path(log_file), hive,
                                      beat.beat_epoch if beat else 0.0)
         if failure is not None:
-            daemon["write_failed"] = failure
+            daemon.write_failed = failure
             degraded = True
     bees, problems = discover(hive)
     unrecorded = unrecorded_segments(hive, bees)
@@ -255,11 +257,10 @@ def hive_report(hive: Path, config: GlobalConfig, source: str, now: float,
     bee_reports = [with_beat(files_report(hive, bee), beat if pid else None) for bee in bees]
     # A refused bee, twin or segment degrades the hive: something is there and not served.
     degraded = (degraded or bool(problems) or bool(unrecorded) or broken_config is not None
-                or any(b.get("write_failed") or b.get("degraded") for b in bee_reports))
-    report.update(daemon=daemon, bees=bee_reports, problems=problems, unrecorded=unrecorded,
-                  degraded=degraded)
-    report["exit"] = EXIT_PROBLEM if pid is None else EXIT_DEGRADED if degraded else EXIT_OK
-    return report
+                or any(b.write_failed is True or b.degraded is True for b in bee_reports))
+    exit_code = EXIT_PROBLEM if pid is None else EXIT_DEGRADED if degraded else EXIT_OK
+    return HiveReport(hive=str(hive), daemon=daemon, bees=bee_reports, problems=problems,
+                      unrecorded=unrecorded, degraded=degraded, exit=exit_code)
 
 
 def served_hives(args: argparse.Namespace) -> list[str]:
@@ -294,14 +295,14 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
     now = time.time()
     reports = [hive_report(Path(hive), config, source, now, broken_config) for hive in hives]
     if args.json:
-        print(json_text({"hives": reports}))
+        print(json_text(msgspec.to_builtins(StatusReport(reports))))
     else:
         print_reports(reports)
     for report in reports:  # what pages an operator, said where scripts look for it
-        if report["exit"] == EXIT_PROBLEM:
-            problem = report.get("error") or "no daemon serves it"
-            print(printable(f"horizon: {report['hive']}: {problem}"), file=sys.stderr)
-    return worst([report["exit"] for report in reports])
+        if report.exit == EXIT_PROBLEM:
+            problem = known(report.error, "no daemon serves it")
+            print(printable(f"horizon: {report.hive}: {problem}"), file=sys.stderr)
+    return worst([report.exit for report in reports])
 
 
 def command(args: argparse.Namespace) -> int:

@@ -3,20 +3,19 @@ is too narrow for the table with every cell whole."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from horizon.cli.safe_text import printable
+from horizon.core.reports import BeeReport, HiveReport, known
 from horizon.core.text import counted
 
 COLUMNS = ("bee", "mode", "entries", "rejected", "segments", "lag", "net", "condensé",
            "récit", "summarizer", "notes")
 
 
-def print_reports(reports: list[dict[str, Any]]) -> None:
+def print_reports(reports: list[HiveReport]) -> None:
     """`status`'s text: per hive its path, daemon and alerts, then its bees."""
     # Paths, settings errors and notes quote the hive's files: no markup is read in them
     # (a '[/]' raised MarkupError, a traceback) and their control characters are escaped.
@@ -33,28 +32,28 @@ def print_reports(reports: list[dict[str, Any]]) -> None:
         say(f"  {rest}")
 
     for report in reports:
-        daemon = report.get("daemon", {})
-        if report.get("error"):
-            titled(report["hive"], report["error"])
+        daemon = report.daemon
+        if report.error:
+            titled(report.hive, report.error)
             continue
-        if daemon.get("running"):
-            state = "stale heartbeat" if daemon.get("stale") else "alive"
-            line = f"daemon pid {daemon['pid']}, {state}"
-            if daemon.get("beat_age_s") is not None:
-                line += f", last beat {daemon['beat_age_s']} s ago"
+        if daemon and daemon.running:
+            state = "stale heartbeat" if daemon.stale else "alive"
+            line = f"daemon pid {daemon.pid}, {state}"
+            if known(daemon.beat_age_s, None) is not None:
+                line += f", last beat {daemon.beat_age_s} s ago"
         else:
             line = "no daemon serves it"
-        titled(report["hive"], line)
-        if daemon.get("write_failed"):
-            say(f"  write failed: {daemon['write_failed']}")
-        for problem in report.get("problems", []):
+        titled(report.hive, line)
+        if daemon and daemon.write_failed:
+            say(f"  write failed: {daemon.write_failed}")
+        for problem in known(report.problems, []):
             say(f"  problem: {problem}")
-        for segment in report.get("unrecorded", []):
+        for segment in known(report.unrecorded, []):
             say(f"  unrecorded segment (never read; horizon adopt takes it in): {segment}")
-        for message in sorted({bee["settings_error"] for bee in report["bees"]
-                               if bee.get("settings_error")}):
+        for message in sorted({bee.settings_error for bee in report.bees
+                               if bee.settings_error}):
             say(f"  settings rejected: {message}; the last good settings serve")
-        rows = [[printable(cell) for cell in _cells(bee)] for bee in report["bees"]]
+        rows = [[printable(cell) for cell in _cells(bee)] for bee in report.bees]
         if _table_width(rows) <= console.width:
             table = Table(show_edge=False, pad_edge=False)
             for column in COLUMNS:
@@ -67,9 +66,9 @@ def print_reports(reports: list[dict[str, Any]]) -> None:
                 console.print(_bee_lines(row), overflow="fold")
 
 
-def _cells(bee: dict[str, Any]) -> tuple[str, ...]:
-    return (bee["bee"], bee.get("mode", "-"), str(bee.get("entries", "-")), _rejected(bee),
-            str(bee.get("segments", "-")), _lag(bee), _zone(bee, "net"),
+def _cells(bee: BeeReport) -> tuple[str, ...]:
+    return (bee.bee, known(bee.mode, "-"), str(known(bee.entries, "-")), _rejected(bee),
+            str(known(bee.segments, "-")), _lag(bee), _zone(bee, "net"),
             _zone(bee, "condense"), _zone(bee, "recit"), _levels(bee),
             "; ".join(bee_notes(bee)))
 
@@ -99,77 +98,77 @@ def _bee_lines(row: list[str]) -> Text:
     return Text("\n".join(lines))
 
 
-def _zone(bee: dict[str, Any], name: str) -> str:
+def _zone(bee: BeeReport, name: str) -> str:
     """before→after/budget, or before/budget when the cut took nothing from it."""
-    zone = bee.get("zones", {}).get(name)
+    zone = known(bee.zones, {}).get(name)
     if zone is None:
         return "-"
-    shown = (str(zone["before"]) if zone["before"] == zone["after"]
-             else f"{zone['before']}→{zone['after']}")
-    return f"{shown}/{zone['budget']}"
+    shown = str(zone.before) if zone.before == zone.after else f"{zone.before}→{zone.after}"
+    return f"{shown}/{zone.budget}"
 
 
-def _rejected(bee: dict[str, Any]) -> str:
-    reasons = bee.get("rejections") or {}
-    text = str(bee.get("rejected", "-"))
+def _rejected(bee: BeeReport) -> str:
+    reasons = known(bee.rejections, {})
+    text = str(known(bee.rejected, "-"))
     if reasons:
         text += " (" + ", ".join(f"{reason} {count}" for reason, count in
                                  sorted(reasons.items())) + ")"
     return text
 
 
-def _lag(bee: dict[str, Any]) -> str:
-    lines = bee.get("lag_lines")
-    text = counted(lines, "line") if lines is not None else f"{bee.get('lag_bytes', 0)} B"
-    if bee.get("lag_s"):
-        text += f", {bee['lag_s']} s"
+def _lag(bee: BeeReport) -> str:
+    lines = known(bee.lag_lines, None)
+    text = counted(lines, "line") if lines is not None else f"{known(bee.lag_bytes, 0)} B"
+    if bee.lag_s:
+        text += f", {bee.lag_s} s"
     return text
 
 
-def bee_notes(bee: dict[str, Any]) -> list[str]:
+def bee_notes(bee: BeeReport) -> list[str]:
     """What a bee's row says beside its numbers: what went wrong, what to look at."""
     notes = []
-    if bee.get("write_failed"):
+    if bee.write_failed:
         notes.append("write failed")
-    if bee.get("rotation_failed"):
-        notes.append(f"rotation failed (the journal grows): {bee['rotation_failed']}")
-    if bee.get("missing_segments"):
+    if bee.rotation_failed:
+        notes.append(f"rotation failed (the journal grows): {bee.rotation_failed}")
+    if bee.missing_segments:
         notes.append("archive segments gone (their lines are lost, their seqs kept): "
-                     + ", ".join(bee["missing_segments"]))
-    if bee.get("settings_in_use"):
+                     + ", ".join(bee.missing_segments))
+    if bee.settings_in_use:
         notes.append("settings rejected: serving the last good")
-    elif bee.get("settings_error"):
+    elif bee.settings_error:
         notes.append("settings rejected")
-    if bee.get("last_rejected"):
-        notes.append("last rejected: " + ", ".join(f"#{seq}" for seq in bee["last_rejected"]))
-    if bee.get("bad_field"):
-        count = bee["bad_field"]
+    if bee.last_rejected:
+        notes.append("last rejected: " + ", ".join(f"#{seq}" for seq in bee.last_rejected))
+    if bee.bad_field:
+        count = bee.bad_field
         notes.append(f"{count} {'entry' if count == 1 else 'entries'} with a wrongly typed "
                      "ok or files (ignored)")
-    if bee.get("mismatched_flags"):
+    if bee.mismatched_flags:
         notes.append("flags no longer matching: " +
-                     ", ".join(f"#{seq}" for seq in bee["mismatched_flags"]))
-    for level, reason in bee.get("summarizer", {}).get("unavailable", {}).items():
+                     ", ".join(f"#{seq}" for seq in bee.mismatched_flags))
+    summarizer = bee.summarizer
+    for level, reason in (known(summarizer.unavailable, {}) if summarizer else {}).items():
         notes.append(f"{level} unavailable: {reason}")
-    if bee.get("error"):
-        notes.append(bee["error"])
-    if not bee.get("derived"):
+    if bee.error:
+        notes.append(bee.error)
+    if not bee.derived:
         notes.append("not derived yet")
     return notes
 
 
-def _levels(bee: dict[str, Any]) -> str:
+def _levels(bee: BeeReport) -> str:
     """The level in use, which level wrote the current texts, how often a model fell back."""
-    summary = bee.get("summarizer")
+    summary = bee.summarizer
     if not summary:
         return "-"
-    text = f"in use {summary['in_use']}" if "in_use" in summary else ""
-    if "recit" in summary:
+    text = f"in use {summary.in_use}" if summary.in_use else ""
+    if summary.recit:
         condensed = ", ".join(f"{level}×{count}"
-                              for level, count in summary["condense"].items())
-        text += f"; récit {summary['recit']}"
+                              for level, count in known(summary.condense, {}).items())
+        text += f"; récit {summary.recit}"
         if condensed:
             text += f"; condensé {condensed}"
-        if summary["fallbacks"]:
-            text += f"; {summary['fallbacks']} fallbacks"
+        if summary.fallbacks:
+            text += f"; {summary.fallbacks} fallbacks"
     return text.lstrip("; ")

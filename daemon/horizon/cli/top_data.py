@@ -9,7 +9,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from horizon.cli.common import load_config_for_view
 from horizon.cli.exits import UserError
@@ -18,6 +17,7 @@ from horizon.cli.status_text import bee_notes
 from horizon.cli.top_metrics import Metrics, metrics_url
 from horizon.cli.top_screen import HiveHeader, HiveView
 from horizon.cli.top_view import BeeRow, Zone, rate
+from horizon.core.reports import BeeReport, HiveReport, known
 from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
 from horizon.hive.heartbeat import Heartbeat, read_heartbeat
@@ -88,64 +88,68 @@ class Reports:
     config: GlobalConfig
     source: str
     broken: str | None
-    known: dict[tuple[Path, str], tuple[Signature, dict[str, Any]]] = field(
+    remembered: dict[tuple[Path, str], tuple[Signature, BeeReport]] = field(
         default_factory=dict)
     asked: set[tuple[Path, str]] = field(default_factory=set)
 
-    def __call__(self, hive: Path, bee: str) -> dict[str, Any]:
+    def __call__(self, hive: Path, bee: str) -> BeeReport:
         signature = bee_signature(hive, bee)
         self.asked.add((hive, bee))
-        remembered = self.known.get((hive, bee))
+        remembered = self.remembered.get((hive, bee))
         if remembered is not None and remembered[0] == signature:
             return remembered[1]
         report = bee_files_report(hive, bee, self.config, self.source, self.broken)
-        self.known[(hive, bee)] = (signature, report)
+        self.remembered[(hive, bee)] = (signature, report)
         return report
 
     def state_mtime(self, hive: Path, bee: str) -> float | None:
-        remembered = self.known.get((hive, bee))
+        remembered = self.remembered.get((hive, bee))
         state = remembered[0][0] if remembered is not None else None
         return state[2] / 1e9 if state is not None else None
 
     def forget_unasked(self) -> None:
         """Bees gone since the last refresh are forgotten."""
-        self.known = {key: value for key, value in self.known.items() if key in self.asked}
+        self.remembered = {key: value for key, value in self.remembered.items()
+                           if key in self.asked}
         self.asked = set()
 
 
 # --- one refresh ---------------------------------------------------------------------------
 
 
-def bee_row(report: dict[str, Any], *, now: float, last_pass: float | None,
+def bee_row(report: BeeReport, *, now: float, last_pass: float | None,
             passes_per_s: float | None, lag_s: float | None) -> BeeRow:
     """A bee's row from its `status` report and what top adds to it."""
-    zones = tuple(Zone(name, zone["before"], zone["after"], zone["budget"])
-                  for name, zone in report.get("zones", {}).items())
+    zones = tuple(Zone(name, zone.before, zone.after, zone.budget)
+                  for name, zone in known(report.zones, {}).items())
     notes = bee_notes(report)
     fill = max((zone.after / zone.budget for zone in zones), default=0.0)
-    if report.get("mode") == "handoff":
-        notes.insert(0, f"handoff mode {report['chars']}/{report['cap']}")
-        fill = report["chars"] / report["cap"]
+    if report.mode == "handoff":
+        chars, cap = known(report.chars, 0), known(report.cap, 0)
+        notes.insert(0, f"handoff mode {chars}/{cap}")
+        fill = chars / cap if cap else 0.0
+    summarizer = report.summarizer
     return BeeRow(
-        bee=report["bee"], degraded=bool(report.get("degraded") or report.get("write_failed")),
-        entries=report.get("entries"), rejected=report.get("rejected"), zones=zones, fill=fill,
-        lag_lines=report.get("lag_lines"), lag_s=lag_s,
+        bee=report.bee, degraded=bool(report.degraded or report.write_failed),
+        entries=known(report.entries, None), rejected=known(report.rejected, None),
+        zones=zones, fill=fill, lag_lines=known(report.lag_lines, None), lag_s=lag_s,
         last_pass_age=None if last_pass is None else now - last_pass,
-        level=report.get("summarizer", {}).get("in_use"), passes_per_s=passes_per_s,
-        notes="; ".join(notes))
+        level=known(summarizer.in_use, None) if summarizer else None,
+        passes_per_s=passes_per_s, notes="; ".join(notes))
 
 
-def alerts(report: dict[str, Any]) -> tuple[str, ...]:
+def alerts(report: HiveReport) -> tuple[str, ...]:
     """What `status` says under the hive's line, in its order, at most ALERTS_MAX lines."""
-    daemon = report.get("daemon", {})
-    found = [f"write failed: {daemon['write_failed']}"] if daemon.get("write_failed") else []
-    found += sorted({f"settings rejected: {bee['settings_error']}"
-                     for bee in report["bees"] if bee.get("settings_error")})
-    found += [f"problem: {problem}" for problem in report.get("problems", [])]
-    if report.get("unrecorded"):
-        found.append(f"{len(report['unrecorded'])} unrecorded segments (never read; "
+    daemon = report.daemon
+    found = ([f"write failed: {daemon.write_failed}"] if daemon and daemon.write_failed
+             else [])
+    found += sorted({f"settings rejected: {bee.settings_error}"
+                     for bee in report.bees if bee.settings_error})
+    found += [f"problem: {problem}" for problem in known(report.problems, [])]
+    if report.unrecorded:
+        found.append(f"{len(report.unrecorded)} unrecorded segments (never read; "
                      "horizon adopt takes them in)")
-    found = [line.replace(f"{report['hive']}/", "") for line in found]
+    found = [line.replace(f"{report.hive}/", "") for line in found]
     if len(found) > ALERTS_MAX:
         found = [*found[:ALERTS_MAX - 1], f"… {len(found) - ALERTS_MAX + 1} more"]
     return tuple(found)
@@ -224,25 +228,25 @@ class Sampler:
         reports = self.reports
         report = hive_report(Path(hive), reports.config, reports.source, now, reports.broken,
                              files_report=reports)
-        if report.get("error"):
-            return HiveView(HiveHeader(hive, error=report["error"]), ())
-        daemon = report["daemon"]
+        daemon = report.daemon
+        if report.error or not daemon:
+            return HiveView(HiveHeader(hive, error=known(report.error, "no report")), ())
         beats = self.beats.setdefault(hive, Beats())
-        beat = read_heartbeat(Path(hive)) if daemon["running"] else None
+        beat = read_heartbeat(Path(hive)) if daemon.running else None
         beats.see(beat)
         scraped = self.metrics.last if self.metrics is not None else None
         rows = []
-        for bee in report["bees"]:
-            name = bee["bee"]
+        for bee in report.bees:
+            name = bee.bee
             health = beat.bees.get(name) if beat is not None else None
             passes = [health.last_pass if health is not None else None,
                       reports.state_mtime(Path(hive), name)]
             last = max((moment for moment in passes if moment is not None), default=None)
             lag = scraped.lag_s.get((hive, name)) if scraped is not None else None
             rows.append(bee_row(bee, now=now, last_pass=last, passes_per_s=beats.rate(name),
-                                lag_s=bee.get("lag_s") if lag is None else lag))
-        header = HiveHeader(hive, pid=daemon["pid"], stale=bool(daemon.get("stale")),
-                            beat_age_s=daemon.get("beat_age_s"), alerts=alerts(report))
+                                lag_s=known(bee.lag_s, None) if lag is None else lag))
+        header = HiveHeader(hive, pid=daemon.pid, stale=bool(daemon.stale),
+                            beat_age_s=known(daemon.beat_age_s, None), alerts=alerts(report))
         # /metrics counts the passes of every hive its daemon serves: they are this hive's
         # only when it is the one hive config.json gives that daemon.
         served = [os.path.normpath(os.path.abspath(one)) for one in reports.config.hives]

@@ -8,7 +8,6 @@ format is the client library's own (`make_wsgi_app`).
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import sys
 import threading
@@ -19,6 +18,7 @@ from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
+import msgspec
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -31,6 +31,7 @@ from prometheus_client import (
 )
 
 from horizon import __version__
+from horizon.core.reports import HealthDocument
 from horizon.core.settings import HorizonSettings
 from horizon.core.summarizer import TRUNCATION
 from horizon.engine.stepping import Pass
@@ -62,8 +63,8 @@ class Health:
         reasons = [*self.reasons, *(["the daemon's loop published nothing for "
                                      f"{STALL_S:.0f} s"] if stalled else [])]
         healthy = self.healthy and not stalled
-        body = {"status": "ok" if healthy else "degraded", "reasons": reasons}
-        return (200 if healthy else 503), json.dumps(body, ensure_ascii=False).encode()
+        body = HealthDocument("ok" if healthy else "degraded", reasons)
+        return (200 if healthy else 503), msgspec.json.encode(body)
 
 
 class Metrics:

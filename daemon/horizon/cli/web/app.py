@@ -40,6 +40,7 @@ from horizon.cli.web.preview import (
 )
 from horizon.core.entries import format_instant
 from horizon.core.errors import HorizonError
+from horizon.core.reports import known
 from horizon.core.settings import Effective
 from horizon.core.text import flatten
 from horizon.hive.discovery import require_bee
@@ -71,6 +72,7 @@ def templates() -> jinja2.Environment:
     # line reads: messages show control characters as escapes, metadata is flattened as
     # the view flattens it.
     env.filters["inert"] = printable
+    env.filters["known"] = known  # a report's field, or the default where it is left out
     env.filters["flat"] = flatten
     env.filters["instant"] = format_instant
     env.tests["startingwith"] = lambda value, prefix: str(value).startswith(prefix)
@@ -141,7 +143,7 @@ class WebView:
     @_guarded
     def hive(self, request: Request) -> Response:
         index = request.path_params["hive"]
-        return self.page("hive.html", index=index, report=pages.hive_page(self.site, index))
+        return self.page("hive.html", index=index, page=pages.hive_page(self.site, index))
 
     @_guarded
     def bee(self, request: Request) -> Response:

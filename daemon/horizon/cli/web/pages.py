@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from msgspec import UNSET
+
 from horizon.cli.common import derived_settings
 from horizon.cli.exits import EXIT_DEGRADED, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
@@ -17,6 +19,7 @@ from horizon.cli.status import hive_report
 from horizon.core.entries import Rejection
 from horizon.core.recall import Shown
 from horizon.core.render import View, render
+from horizon.core.reports import BeeReport, HiveReport, known
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.engine.bee_engine import BeeEngine
 from horizon.engine.recall import Showing, find_line
@@ -101,14 +104,14 @@ class Bar:
         return self.before > self.budget
 
 
-def bars(zones: dict[str, Any] | None, chars: int | None = None,
-         cap: int | None = None) -> list[Bar]:
+def bars(bee: BeeReport) -> list[Bar]:
     """From a status report's `zones` (horizon mode), else the whole view against its cap."""
+    zones = known(bee.zones, {})
     if zones:
-        return [Bar(zone, zones[zone]["before"], zones[zone]["after"], zones[zone]["budget"])
-                for zone in ("recit", "condense", "net") if zone in zones]
-    if chars is not None and cap is not None:
-        return [Bar("handoff", chars, chars, cap)]
+        return [Bar(name, zones[name].before, zones[name].after, zones[name].budget)
+                for name in ("recit", "condense", "net") if name in zones]
+    if bee.chars is not UNSET and bee.cap is not UNSET:
+        return [Bar("handoff", bee.chars, bee.chars, bee.cap)]
     return []
 
 
@@ -132,52 +135,60 @@ def hive_lines(site: Site) -> list[HiveLine]:
             lines.append(HiveLine(index, hive, found=False))
             continue
         report = hive_report(hive, site.config, site.source, time.time(), site.broken_config)
-        lines.append(HiveLine(index, hive, True, report["daemon"]["pid"], len(report["bees"]),
-                              verdict(report), health_reasons(report)))
+        pid = report.daemon.pid if report.daemon else None
+        lines.append(HiveLine(index, hive, True, pid, len(report.bees), verdict(report),
+                              health_reasons(report)))
     return lines
 
 
-def verdict(report: dict[str, Any]) -> str:
-    if report["exit"] == EXIT_PROBLEM:
+def verdict(report: HiveReport) -> str:
+    if report.exit == EXIT_PROBLEM:
         return "no daemon"
-    return "degraded" if report["exit"] == EXIT_DEGRADED else "healthy"
+    return "degraded" if report.exit == EXIT_DEGRADED else "healthy"
 
 
-def health_reasons(report: dict[str, Any]) -> list[str]:
+def health_reasons(report: HiveReport) -> list[str]:
     """Why a hive is degraded, each reason once (a settings error many bees share is one)."""
-    daemon = report.get("daemon", {})
+    daemon = report.daemon
     reasons = []
-    if daemon.get("stale"):
+    if daemon and daemon.stale:
         reasons.append("the daemon's heartbeat is stale")
-    if daemon.get("write_failed"):
-        reasons.append(f"a derived write failed: {daemon['write_failed']}")
-    reasons += [f"problem: {problem}" for problem in report.get("problems", [])]
-    if report.get("unrecorded"):
-        reasons.append(f"{len(report['unrecorded'])} unrecorded segment(s)")
-    for bee in report.get("bees", []):
-        if bee.get("settings_error"):
-            reasons.append(f"settings rejected: {bee['settings_error']}")
-        if bee.get("write_failed"):
-            reasons.append(f"{bee['bee']}: a derived write failed")
-        if bee.get("rotation_failed"):
-            reasons.append(f"{bee['bee']}: rotation failed: {bee['rotation_failed']}")
-        if bee.get("missing_segments"):
-            reasons.append(f"{bee['bee']}: archive segments gone: "
-                           + ", ".join(bee["missing_segments"]))
-        if bee.get("error"):
-            reasons.append(f"{bee['bee']}: {bee['error']}")
+    if daemon and daemon.write_failed:
+        reasons.append(f"a derived write failed: {daemon.write_failed}")
+    reasons += [f"problem: {problem}" for problem in known(report.problems, [])]
+    if report.unrecorded:
+        reasons.append(f"{len(report.unrecorded)} unrecorded segment(s)")
+    for bee in report.bees:
+        if bee.settings_error:
+            reasons.append(f"settings rejected: {bee.settings_error}")
+        if bee.write_failed:
+            reasons.append(f"{bee.bee}: a derived write failed")
+        if bee.rotation_failed:
+            reasons.append(f"{bee.bee}: rotation failed: {bee.rotation_failed}")
+        if bee.missing_segments:
+            reasons.append(f"{bee.bee}: archive segments gone: "
+                           + ", ".join(bee.missing_segments))
+        if bee.error:
+            reasons.append(f"{bee.bee}: {bee.error}")
     return list(dict.fromkeys(reasons))
 
 
-def hive_page(site: Site, index: int) -> dict[str, Any]:
-    """A hive's report as `status --json` gives it, each bee's bars, and the verdict."""
+@dataclass
+class HivePage:
+    """A hive's report as `status --json` gives it, each bee's bars (in the report's
+    order), and the verdict with its reasons."""
+
+    report: HiveReport
+    bars: list[list[Bar]]
+    health: str
+    reasons: list[str]
+
+
+def hive_page(site: Site, index: int) -> HivePage:
     hive = site.hive(index)
     report = hive_report(hive, site.config, site.source, time.time(), site.broken_config)
-    for bee in report["bees"]:
-        bee["bars"] = bars(bee.get("zones"), bee.get("chars"), bee.get("cap"))
-    report["health"] = verdict(report)
-    report["reasons"] = health_reasons(report)
-    return report
+    return HivePage(report, [bars(bee) for bee in report.bees], verdict(report),
+                    health_reasons(report))
 
 
 @dataclass
@@ -212,7 +223,8 @@ def view_bars(view: View, effective: Effective) -> list[Bar]:
         return [Bar(zone, before, after, settings.budgets[zone])
                 for zone in ("recit", "condense", "net")
                 for before, after in [view.zone_chars.get(zone, (0, 0))]]
-    return bars(None, view.summary["chars"], settings.cap)
+    chars = view.summary["chars"]
+    return [Bar("handoff", chars, chars, settings.cap)]
 
 
 def bee_page(site: Site, index: int, bee_name: str) -> BeePage:
