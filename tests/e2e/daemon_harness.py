@@ -26,7 +26,7 @@ import httpx
 HORIZON = shutil.which("horizon") or str(Path(sys.executable).parent / "horizon")
 BEE = "b"
 DEADLINE_S = 30.0
-STOP_GRACE_S = 10.0
+STOP_GRACE_S = 30.0  # a stop on a loaded machine; a hung one is still killed
 # Variables that would make the daemon talk to a real systemd or read another config.
 FOREIGN_ENV = ("HORIZON_CONFIG", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
                "INVOCATION_ID", "JOURNAL_STREAM", "LISTEN_FDS", "LISTEN_PID")

@@ -23,10 +23,11 @@ import sys
 import termios
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TypeAlias
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -183,7 +184,7 @@ def exchange(rng: random.Random, when: float) -> bytes:
     roll = rng.random()
     if roll < 0.05:
         return b'{"ts": "not a date", "type": "task"\n'
-    record: dict[str, Any]
+    record: dict[str, object]
     if roll < 0.25:
         record = {"ts": when, "type": "conversation", "from": "apicultrice",
                   "question": rng.choice(_ASKS), "answer": "Entendu, je m'en occupe."}
@@ -215,12 +216,16 @@ class StopDemo(KeyboardInterrupt):
     lands the demo unwinds through the same teardown as on Ctrl-C."""
 
 
+# What signal.signal takes and getsignal gives (typeshed's own alias is private).
+SignalHandler: TypeAlias = Callable[[int, FrameType | None], object] | int | signal.Handlers
+
+
 @dataclass
 class _Signals:
     """Ctrl-C, SIGTERM and SIGHUP stop the demo, once: a second one must not cut the
     teardown short."""
 
-    previous: dict[signal.Signals, Any] = field(default_factory=dict)
+    previous: dict[signal.Signals, SignalHandler] = field(default_factory=dict)
     stopping: bool = False
 
     def install(self) -> None:

@@ -7,7 +7,7 @@ import math
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, cast
+from typing import cast
 
 import msgspec
 
@@ -38,8 +38,8 @@ class _WireEntry(msgspec.Struct):
     id: str | int | msgspec.UnsetType = msgspec.UNSET
     phare: bool | msgspec.UnsetType = msgspec.UNSET
     # Added later: a wrong type is ignored and counted, not the line rejected.
-    ok: Any = msgspec.UNSET
-    files: Any = msgspec.UNSET
+    ok: object = msgspec.UNSET
+    files: object = msgspec.UNSET
 
 
 class Entry(msgspec.Struct, frozen=True, kw_only=True,
@@ -211,7 +211,7 @@ def _decode_wire(seq: int, raw: bytes) -> Entry | Rejection:
     )
 
 
-def _files(value: Any) -> tuple[str, ...] | None:
+def _files(value: object) -> tuple[str, ...] | None:
     """`files` when it is a list of strings (its first FILES_KEPT), else None."""
     if type(value) is not list or not all(type(path) is str for path in value):
         return None

@@ -9,7 +9,6 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import regex
 
@@ -231,7 +230,7 @@ def shown_block(shown: Shown, labels: Labels, read_on: ReadOn) -> str:
     return "\n".join(lines) + "\n"
 
 
-def shown_json(shown: Shown) -> dict[str, Any]:
+def shown_json(shown: Shown) -> dict[str, object]:
     entry = shown.entry
     return {"seq": entry.seq, "ts": format_instant(entry.instant), "type": flatten(entry.type),
             "from": _flat(entry.sender), "tool": _flat(entry.tool),
@@ -259,7 +258,7 @@ def hit_block(hit: Hit, labels: Labels) -> str:
     return "\n".join([heading(item, labels), *quoted_lines(hit.excerpt)]) + "\n"
 
 
-def hit_json(hit: Hit) -> dict[str, Any]:
+def hit_json(hit: Hit) -> dict[str, object]:
     entry = hit.entry
     return {"seq": entry.seq, "ts": format_instant(entry.instant), "type": flatten(entry.type),
             "tool": _flat(entry.tool), "excerpt": hit.excerpt}

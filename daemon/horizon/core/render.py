@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import msgspec
 
@@ -40,13 +40,48 @@ from horizon.core.zones import mission_text
 RECIT_CUT_ORDER = (*FREE_SECTIONS, MISSION)
 
 
+class Listed(TypedDict):
+    """An exchange as `render --json` lists it; `source` (what wrote its text) in
+    condensé only."""
+
+    seq: int
+    ts: str
+    type: str
+    tool: str | None
+    source: NotRequired[str]
+    chars: int
+    phare: bool
+
+
+class Cut(TypedDict):
+    """One cut of the hard cut: an entry's (`seq`) or a récit section's."""
+
+    step: int
+    seq: NotRequired[int]
+    section: NotRequired[str]
+
+
+class Summary(TypedDict):
+    """What `render --json` says of a view."""
+
+    bee: str
+    mode: str
+    up_to: int
+    chars: int
+    cap: int
+    recit: dict[str, str]
+    condense: list[Listed]
+    net: list[Listed]
+    cut: list[Cut]
+
+
 class View:
     """handoff.md's text, and what `render --json` says of it (`summary`, made when first
     asked for: a daemon's pass only writes the text)."""
 
     __slots__ = ("_summary", "_summary_of", "cap", "guard_cut", "mode", "text", "zone_chars")
 
-    def __init__(self, text: str, summary: dict[str, Any] | Callable[[], dict[str, Any]],
+    def __init__(self, text: str, summary: Summary | Callable[[], Summary],
                  guard_cut: bool = False,
                  zone_chars: dict[str, tuple[int, int]] | None = None, *,
                  mode: str = "", cap: int | None = None) -> None:
@@ -60,13 +95,13 @@ class View:
         self._summary_of = None if isinstance(summary, dict) else summary
 
     @property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         if self._summary is None:
             assert self._summary_of is not None
             self._summary, self._summary_of = self._summary_of(), None
         return self._summary
 
-    def _fields(self) -> tuple[Any, ...]:
+    def _fields(self) -> tuple[object, ...]:
         return (self.text, self.summary, self.guard_cut, self.zone_chars, self.mode, self.cap)
 
     def __eq__(self, other: object) -> bool:
@@ -76,6 +111,12 @@ class View:
 
     def __repr__(self) -> str:
         return f"View(text={self.text!r}, mode={self.mode!r}, cap={self.cap})"
+
+
+def unrendered() -> View:
+    """A pass's view before anything is rendered: empty, its mode ""."""
+    return View("", {"bee": "", "mode": "", "up_to": 0, "chars": 0, "cap": 0, "recit": {},
+                     "condense": [], "net": [], "cut": []})
 
 
 class _Parts:
@@ -97,7 +138,7 @@ class _Parts:
         # measures and the text all read these.
         self.condensed_texts = condensed_texts
         self._recit_texts: dict[frozenset[str], tuple[Recit, str]] = {}
-        self.cuts: list[dict[str, Any]] = []
+        self.cuts: list[Cut] = []
 
     def seed_recit(self, text: str) -> None:
         """The récit block with no section dropped, already rendered."""
@@ -206,7 +247,11 @@ def _ends_within(lines: list[str], head_room: int, room: int) -> tuple[list[str]
 # Blocks rendered by earlier views of the same bee: (zone, seq) -> (what the block was
 # made of, its text). A pass changes a few entries; the others' blocks are taken as they
 # were. The caller keeps it between views; `render` leaves in it only what it used.
-BlockMemo = dict[tuple[str, int], tuple[tuple[Any, ...], str]]
+# A block is made of (item, answer, whole, lighthouse, labels); the récit of (récit,
+# mission, budget, quote room, labels) and gives (bounded récit, mission shown).
+_BlockMadeOf = tuple[Item, str, bool, bool, Labels]
+_RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None]
+BlockMemo = dict[tuple[str, int], tuple[_BlockMadeOf | _RecitMadeOf, str]]
 
 
 def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: Item,
@@ -241,6 +286,7 @@ def _bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Re
         made_of = cached[0]
         if (made_of[0] is recit and made_of[1] == mission and made_of[2] == budget
                 and made_of[3] == quote_room and made_of[4] is labels):
+            assert len(made_of) == 7  # the récit's key holds the récit's
             return made_of[5], made_of[6], cached[1]
     bounded, shown_mission = bound_recit(recit, mission, budget, labels, quote_room)
     text = recit_text(bounded, shown_mission, labels)
@@ -355,7 +401,7 @@ _Listed = tuple[int, float, str, str | None, str, int, bool]
 
 
 def _summary_of(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones, text: str
-                ) -> Callable[[], dict[str, Any]]:
+                ) -> Callable[[], Summary]:
     """How to make the summary of the view `parts` make, when it is asked for."""
     condense: list[_Listed] = [(item.seq, item.instant, item.type, item.tool, item.source,
                                 item.chars, item.lighthouse) for item in parts.condense]
@@ -367,7 +413,7 @@ def _summary_of(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones
     shown_recit = bool(parts.recit_block())
     up_to = zones.up_to
 
-    def summary() -> dict[str, Any]:
+    def summary() -> Summary:
         sections = {}
         if shown_recit:
             for section in SECTIONS:
@@ -384,15 +430,13 @@ def _summary_of(parts: _Parts, bee: str, settings: HorizonSettings, zones: Zones
     return summary
 
 
-def _listed(entry: _Listed, *, with_source: bool) -> dict[str, Any]:
+def _listed(entry: _Listed, *, with_source: bool) -> Listed:
     seq, instant, kind, tool, source, chars, lighthouse = entry
-    listed: dict[str, Any] = {"seq": seq, "ts": format_instant(instant), "type": kind,
-                              "tool": tool}
     if with_source:
-        listed["source"] = source
-    listed["chars"] = chars
-    listed["phare"] = lighthouse
-    return listed
+        return {"seq": seq, "ts": format_instant(instant), "type": kind, "tool": tool,
+                "source": source, "chars": chars, "phare": lighthouse}
+    return {"seq": seq, "ts": format_instant(instant), "type": kind, "tool": tool,
+            "chars": chars, "phare": lighthouse}
 
 
 def _render_handoff(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None
@@ -402,6 +446,7 @@ def _render_handoff(zones: Zones, bee: str, settings: HorizonSettings, mission: 
         lines.append(settings.labels.mission_prefix + flatten(mission))
     lines.extend(zones.turns)
     text = bound_text("".join(line + "\n" for line in lines), settings.handoff_max)
-    summary = {"bee": bee, "mode": "handoff", "up_to": zones.up_to, "chars": len(text),
-               "cap": settings.cap, "recit": {}, "condense": [], "net": [], "cut": []}
+    summary: Summary = {"bee": bee, "mode": "handoff", "up_to": zones.up_to,
+                        "chars": len(text), "cap": settings.cap, "recit": {}, "condense": [],
+                        "net": [], "cut": []}
     return View(text, summary, mode="handoff", cap=settings.cap)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Literal, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 import msgspec
@@ -99,7 +99,7 @@ class ProviderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     api_key_env: str | None = None
     allow_remote: bool = False
     actif: bool = True
-    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    options: dict[str, object] = msgspec.field(default_factory=dict)
 
 
 class LogConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -122,7 +122,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
         default_factory=dict
     )
     log: LogConfig = msgspec.field(default_factory=LogConfig)
-    horizon: dict[str, Any] = msgspec.field(default_factory=dict)
+    horizon: dict[str, object] = msgspec.field(default_factory=dict)
     # "host:port" of the Prometheus /metrics and /healthz listener; off when None.
     metrics: str | None = None
     metrics_allow_remote: bool = False
@@ -163,7 +163,8 @@ def _located(error: msgspec.ValidationError) -> tuple[str, str]:
     return "(top)", message
 
 
-def validate_layer(raw: Mapping[str, Any], source: str, prefix: str = "horizon") -> dict[str, Any]:
+def validate_layer(raw: Mapping[str, object], source: str, prefix: str = "horizon"
+                   ) -> dict[str, object]:
     """The keys of one `[horizon]` layer, validated; raises SettingsError naming the key."""
     try:
         layer = msgspec.convert(dict(raw), _HorizonLayer)
@@ -175,8 +176,8 @@ def validate_layer(raw: Mapping[str, Any], source: str, prefix: str = "horizon")
         for key in HORIZON_KEYS
         if not isinstance(getattr(layer, key), msgspec.UnsetType)
     }
-    resumeur = values.get("resumeur")
-    if (resumeur is not None and resumeur not in ("abeille", "troncature")
+    resumeur = layer.resumeur
+    if (isinstance(resumeur, str) and resumeur not in ("abeille", "troncature")
             and not _MODEL_PATTERN.match(resumeur)):
         raise SettingsError(
             source,
@@ -195,7 +196,7 @@ def validate_model(value: object, source: str, key: str) -> str:
     return value
 
 
-def validate_global(raw: Mapping[str, Any], source: str) -> GlobalConfig:
+def validate_global(raw: Mapping[str, object], source: str) -> GlobalConfig:
     try:
         config = msgspec.convert(dict(raw), GlobalConfig)
     except msgspec.ValidationError as error:
@@ -255,7 +256,7 @@ class Layer(msgspec.Struct, frozen=True):
     """Validated `[horizon]` values of one file, with the file's name for provenance."""
 
     source: str
-    values: dict[str, Any]
+    values: dict[str, object]
 
 
 class Effective(msgspec.Struct, frozen=True):
@@ -272,14 +273,12 @@ class Effective(msgspec.Struct, frozen=True):
 def cascade(layers: list[Layer], source_of_bee: str, mission: str | None,
             modele: str | None) -> Effective:
     """Merge layers key by key, most specific last; check the keys that depend on each other."""
-    merged: dict[str, Any] = {}
+    merged: dict[str, object] = {}
     provenance = dict.fromkeys(HORIZON_KEYS, BUILTIN)
     for layer in layers:
         for key, value in layer.values.items():
             merged[key] = value
             provenance[key] = layer.source
-    if "phares" in merged:
-        merged["phares"] = tuple(merged["phares"])
     horizon = msgspec.convert(merged, HorizonSettings)
     order = [BUILTIN, *(layer.source for layer in layers)]
 

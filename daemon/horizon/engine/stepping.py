@@ -19,7 +19,7 @@ from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
 from horizon.core.errors import JournalError
 from horizon.core.ingest import Stepper
-from horizon.core.render import BlockMemo, View, render
+from horizon.core.render import BlockMemo, View, render, unrendered
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
@@ -184,7 +184,7 @@ def run_pass(request: PassRequest) -> Pass:
         late_segments = set(manifest.rotated)  # a rebuild looks at every rotated segment
     owed = request.owed if request.owed is not None and not rebuilt else Deferred()
     ctx = context(bee, effective, now, request.cache, state.folds, deferred=owed)
-    outcome = Pass(state, View("", {}), Changes(), manifest, rebuilt=rebuilt)
+    outcome = Pass(state, unrendered(), Changes(), manifest, rebuilt=rebuilt)
     reading = _Reading(request, outcome, window, request.read_time or now, flags, ctx,
                        late_segments, seen_seq)
     try:

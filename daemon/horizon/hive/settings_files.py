@@ -68,7 +68,7 @@ def _read_bytes(path: Path, *, hive: Path | None) -> bytes:
     return data
 
 
-def _read_toml(path: Path, hive: Path) -> dict[str, Any]:
+def _read_toml(path: Path, hive: Path) -> dict[str, Any]:  # tomllib's own type
     raw = _read_bytes(path, hive=hive)
     try:
         return tomllib.loads(raw.decode("utf-8"))

@@ -18,13 +18,14 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 import msgspec
 import structlog
 from apscheduler.job import Job
-from structlog.typing import EventDict
+from structlog.typing import EventDict, WrappedLogger
 
 from horizon.core.errors import WriteError
 
@@ -170,20 +171,20 @@ class _Outputs:
 _OUTPUTS = _Outputs()
 
 
-# structlog's processors take the logger as Any (its own typing says so).
-def _below_level(logger: Any, method: str, event: EventDict) -> EventDict:
+def _below_level(logger: WrappedLogger, method: str, event: EventDict) -> EventDict:
     # Checked first, so a debug line costs nothing when nobody reads it.
     if _LEVELS.get(method, logging.INFO) < _OUTPUTS.level:
         raise structlog.DropEvent
     return event
 
 
-def _to_outputs(logger: Any, method: str, event: EventDict
-                ) -> tuple[tuple[EventDict], dict[str, Any]]:
+def _to_outputs(logger: WrappedLogger, method: str, event: EventDict
+                ) -> tuple[tuple[EventDict], dict[str, object]]:
     return (event,), {}  # the sink's level method takes the event itself
 
 
-_PROCESSORS: list[Any] = [
+# Each gives the event back (a structlog Processor may give other shapes: not these).
+_PROCESSORS: list[Callable[[WrappedLogger, str, EventDict], EventDict]] = [
     _below_level,
     structlog.contextvars.merge_contextvars,
     structlog.processors.add_log_level,

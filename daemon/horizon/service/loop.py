@@ -1,4 +1,4 @@
-"""The main loop: the queue, the bees' deadlines, systemd's WATCHDOG ping, and the table
+"""The main loop: the queue, the bees' deadlines, systemd's WATCHDOG ping, and the match
 that gives every message its one handler.
 
 Watchdog, APScheduler, the writer and the model workers only post messages; this loop
@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from horizon.service import handlers, logs, notify
 from horizon.service.hives import reload
@@ -31,20 +30,6 @@ from horizon.service.state import DaemonState
 
 log = logs.get_logger()
 LOOP_TICK_S = 0.25
-
-# Every message type, and the one function that acts on it. (Any: each handler takes its
-# own message type, which a dict's value type cannot say per key.)
-HANDLERS: dict[type[Message], Callable[[DaemonState, Any], None]] = {
-    FileEvent: handlers.on_file_event,
-    Written: handlers.on_written,
-    Continue: handlers.on_continue,
-    Poll: handlers.on_poll,
-    Sweep: handlers.on_sweep,
-    Beat: handlers.on_beat,
-    Reload: handlers.on_reload,
-    ModelDone: handlers.on_model_done,
-}
-
 
 def run(state: DaemonState) -> None:
     """Until a stop is asked."""
@@ -72,9 +57,32 @@ def run(state: DaemonState) -> None:
         handle(state, item)
 
 
+def dispatch(state: DaemonState, item: Message) -> None:
+    """The one handler of `item`'s type (mypy checks that every type has its case)."""
+    match item:
+        case FileEvent():
+            handlers.on_file_event(state, item)
+        case Written():
+            handlers.on_written(state, item)
+        case Continue():
+            handlers.on_continue(state, item)
+        case Poll():
+            handlers.on_poll(state, item)
+        case Sweep():
+            handlers.on_sweep(state, item)
+        case Beat():
+            handlers.on_beat(state, item)
+        case Reload():
+            handlers.on_reload(state, item)
+        case ModelDone():
+            handlers.on_model_done(state, item)
+        case _:
+            assert_never(item)
+
+
 def handle(state: DaemonState, item: Message) -> None:
     try:
-        HANDLERS[type(item)](state, item)
+        dispatch(state, item)
     except Exception as error:  # the loop must outlive any one item; says what, not why
         log.error("daemon.error", item=item.label, error=type(error).__name__)
 

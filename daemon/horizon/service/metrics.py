@@ -12,11 +12,12 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.types import StartResponse, WSGIEnvironment
 
 import msgspec
 from prometheus_client import (
@@ -44,10 +45,6 @@ MAX_BEE_SERIES = 10_000
 ZONES = ("net", "condense", "recit")
 STALL_S = 30.0  # no health snapshot published for this long: the loop is stuck
 
-# WSGI's own shapes (PEP 3333): the environ holds values of any type, and the callable
-# takes a status, headers and an optional exc_info.
-Environ = dict[str, Any]
-StartResponse = Callable[..., Any]
 
 
 @dataclass
@@ -219,7 +216,7 @@ class Metrics:
 
     # -- HTTP --------------------------------------------------------------------------
 
-    def app(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+    def app(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
         if path == "/healthz":
             code, body = self.health.document()
@@ -239,23 +236,25 @@ class Metrics:
 # as soon as it is accepted, so no number of clients can take the daemon's descriptors
 # (every bee's journal and derived writes need them) or a thread each.
 MAX_CONNECTIONS = 16
+Request = socket.socket | tuple[bytes, socket.socket]  # what socketserver hands a server
 REQUEST_DEADLINE_S = 10.0  # a whole request, however slowly its bytes trickle in
 
 
 class _Server(ThreadingMixIn, WSGIServer):
-    # socketserver types `request` and `client_address` as Any: the overrides follow it.
+    # typeshed types a client's address as Any (`_RetAddress`): the overrides follow it.
     daemon_threads = True
     request_queue_size = 128  # connections the kernel holds before they are accepted
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: Request, client_address: Any) -> None:
         """A client that times out, hangs up or is cut at its deadline is no failure of
         the daemon: nothing is printed (socketserver writes a traceback to stderr)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, address: tuple[str, int], handler: type[WSGIRequestHandler],
+                 bind_and_activate: bool = True) -> None:
+        super().__init__(address, handler, bind_and_activate)
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: Request, client_address: Any) -> None:
         if not self.slots.acquire(blocking=False):
             self.shutdown_request(request)  # full: closed at once, no thread taken
             return
@@ -265,7 +264,7 @@ class _Server(ThreadingMixIn, WSGIServer):
             self.slots.release()
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def process_request_thread(self, request: Request, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
@@ -292,7 +291,7 @@ class _Quiet(WSGIRequestHandler):
         with contextlib.suppress(OSError):  # a connection cut at its deadline
             super().finish()
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: Any) -> None:  # typeshed's signature
         """Scrapes are not news."""
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from horizon.core.summarizer import ModelResult
 from horizon.engine.bee_engine import BeeEngine, Input
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # handed in by the service that owns it
 log = get_logger()
 
 
-def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:  # log fields
+def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, object]:
     """Called with `hive` and `bee` bound: one info line per pass (`handoff.written`, with
     the pass's counts), warnings for what an operator must look at, and the per-entry
     decisions at debug level. `deferred`: the files are still to be written, and
@@ -44,7 +44,7 @@ def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, Any]:  # log
         log.error("render.guard_cut", chars=len(outcome.view.text))
     if debugging():
         _log_decisions(outcome)
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "chars": len(outcome.view.text), "cap": outcome.view.cap,
         "up_to": zones.up_to, "mode": outcome.view.mode, "lines": outcome.read,
         "rejected": sum(outcome.rejections.values()), "evicted": len(outcome.changes.evicted),

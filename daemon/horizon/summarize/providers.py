@@ -8,7 +8,9 @@ settings name and never appear in a reason, a log or a file.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+import msgspec
 
 from horizon.core.errors import ModelError
 from horizon.core.settings import ProviderConfig
@@ -21,14 +23,34 @@ class ProviderError(ModelError):
     """A failed model call; the message is a short reason safe to log."""
 
 
+class _Message(msgspec.Struct):
+    content: object  # a string, else the reply has no text
+
+
+class _OllamaReply(msgspec.Struct):
+    message: _Message
+
+
+class _Choice(msgspec.Struct):
+    message: _Message
+
+
+class _OpenAIReply(msgspec.Struct):
+    choices: list[_Choice]
+
+
+Reply = TypeVar("Reply", _OllamaReply, _OpenAIReply)
+
+
 class Provider(Protocol):
     name: str
 
     def chat(self, model: str, system: str, user: str) -> str: ...
 
 
-def _call(client: httpx.Client, url: str, payload: dict[str, Any],
-          headers: dict[str, str]) -> Any:
+def _call(client: httpx.Client, url: str, payload: dict[str, object],
+          headers: dict[str, str], reply: type[Reply], where: str) -> Reply:
+    """The reply to `payload`, of the shape `reply` (`where`: the text's path in it)."""
     import httpx  # imported with the first provider built: a daemon without models skips it
 
     try:
@@ -42,12 +64,14 @@ def _call(client: httpx.Client, url: str, payload: dict[str, Any],
     if response.status_code >= 400:
         raise ProviderError(f"HTTP {response.status_code}")
     try:
-        return response.json()
-    except ValueError:
+        return msgspec.json.decode(response.content, type=reply)
+    except msgspec.ValidationError:
+        raise ProviderError(f"malformed reply (no {where})") from None
+    except msgspec.DecodeError:
         raise ProviderError("malformed reply (not JSON)") from None
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     if not isinstance(value, str):
         raise ProviderError("malformed reply (no text)")
     if not value.strip():
@@ -66,18 +90,15 @@ class Ollama:
         self.url = config.url.rstrip("/") + "/api/chat"
 
     def chat(self, model: str, system: str, user: str) -> str:
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "model": model, "stream": False,
             "messages": [{"role": "system", "content": system},
                          {"role": "user", "content": user}],
         }
         if self.config.options:
             payload["options"] = dict(self.config.options)
-        data = _call(self.client, self.url, payload, {})
-        try:
-            return _text(data["message"]["content"])
-        except (KeyError, TypeError):
-            raise ProviderError("malformed reply (no message.content)") from None
+        data = _call(self.client, self.url, payload, {}, _OllamaReply, "message.content")
+        return _text(data.message.content)
 
 
 class OpenAI:
@@ -102,17 +123,17 @@ class OpenAI:
 
     def chat(self, model: str, system: str, user: str) -> str:
         # Options first: temperature, max_tokens... never the model, messages or stream.
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             **self.config.options,
             "model": model, "stream": False,
             "messages": [{"role": "system", "content": system},
                          {"role": "user", "content": user}],
         }
-        data = _call(self.client, self.url, payload, self._headers())
-        try:
-            return _text(data["choices"][0]["message"]["content"])
-        except (KeyError, IndexError, TypeError):
-            raise ProviderError("malformed reply (no choices[0].message.content)") from None
+        where = "choices[0].message.content"
+        data = _call(self.client, self.url, payload, self._headers(), _OpenAIReply, where)
+        if not data.choices:
+            raise ProviderError(f"malformed reply (no {where})")
+        return _text(data.choices[0].message.content)
 
 
 def build_provider(name: str, config: ProviderConfig) -> Provider:

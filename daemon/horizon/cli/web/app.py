@@ -7,9 +7,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 import jinja2
@@ -27,6 +26,7 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from horizon.cli.exits import UserError
 from horizon.cli.safe_text import printable
@@ -82,16 +82,15 @@ def templates() -> jinja2.Environment:
 class SecurityHeaders:
     """Every response, errors and static files included, carries the same headers."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any],
-                       send: Callable[..., Awaitable[None]]) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
-        async def with_headers(message: dict[str, Any]) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(name.lower().encode(), value.encode())
@@ -129,7 +128,7 @@ class WebView:
         # event stream would never end by itself (a cancelled one logs a traceback).
         self.stopping = threading.Event()
 
-    def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    def page(self, name: str, status: int = 200, **context: object) -> HTMLResponse:
         body = self.env.get_template(name).render(site=self.site, **context)
         return HTMLResponse(body, status_code=status)
 
@@ -203,7 +202,7 @@ class WebView:
             return JSONResponse({"error": "a preview is asked from this server's pages"}, 403)
         form = {key: str(value) for key, value in (await request.form()).items()}
 
-        def submit() -> dict[str, Any]:
+        def submit() -> dict[str, object]:
             hive = self.site.hive(index)
             bee = require_bee(hive, name)
             effective, _ = pages.bee_settings(self.site, hive, bee)
@@ -272,7 +271,7 @@ def build_app(site: pages.Site, allowed_hosts: list[str]) -> Starlette:
     return app
 
 
-def preview_defaults(effective: Effective) -> dict[str, Any]:
+def preview_defaults(effective: Effective) -> dict[str, object]:
     """The form's starting values: the bee's settings as they are."""
     return {key: getattr(effective.horizon, key) for key in PREVIEW_KEYS}
 

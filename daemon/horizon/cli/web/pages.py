@@ -8,7 +8,6 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from msgspec import UNSET
 
@@ -18,7 +17,7 @@ from horizon.cli.safe_text import printable
 from horizon.cli.status import hive_report
 from horizon.core.entries import Rejection
 from horizon.core.recall import Shown
-from horizon.core.render import View, render
+from horizon.core.render import Summary, View, render
 from horizon.core.reports import BeeReport, HiveReport, known
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.engine.bee_engine import BeeEngine
@@ -199,18 +198,12 @@ class BeePage:
     hive: Path
     bee: str
     text: str  # handoff.md exactly, or the view computed in memory when none is derived
-    summary: dict[str, Any]
+    summary: Summary
     bars: list[Bar]
     derived: bool
     effective: Effective  # the bee's settings now (the view may predate them)
     warnings: list[str] = field(default_factory=list)
 
-    @property
-    def entries(self) -> list[dict[str, Any]]:
-        """The condensed then the net entries, as injected, each with its zone."""
-        return ([{"zone": "condense", **item} for item in self.summary.get("condense", [])]
-                + [{"zone": "net", "source": "whole", **item}
-                   for item in self.summary.get("net", [])])
 
 
 def bee_settings(site: Site, hive: Path, bee: str) -> tuple[Effective, str | None]:

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
@@ -49,7 +49,7 @@ def ascii_digits(text: str) -> bool:
 def preview_settings(effective: Effective, form: Mapping[str, str]) -> Effective:
     """The bee's settings with the form's values on top, checked as a settings file's
     (a budget out of range, a cap under the minimum: SettingsError naming the key)."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for key in PREVIEW_KEYS:
         raw = form.get(key, "").strip()
         if not raw:
@@ -90,7 +90,7 @@ class Job:
     cancel: threading.Event = field(default_factory=threading.Event)
     finished_at: float | None = None
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> dict[str, object]:
         return {"id": self.id, "state": self.state, "done": self.done,
                 "total": max(self.target, self.done), "cached": self.cached,
                 "error": self.error}
