@@ -26,6 +26,7 @@ from horizon.cli.top_view import (
     press,
     shown,
 )
+from horizon.core.reports import BeeReport
 from horizon.hive.heartbeat import BeeHealth, Heartbeat
 from horizon.service.metrics import Metrics
 
@@ -187,12 +188,14 @@ def test_a_row_takes_the_zones_and_degradation_of_the_status_report() -> None:
               "summarizer": {"in_use": "troncature"},
               "zones": {"net": {"before": 900, "after": 800, "budget": 1000},
                         "condense": {"before": 10, "after": 10, "budget": 100}}}
-    made = bee_row(report, now=100.0, last_pass=97.0, passes_per_s=None, lag_s=2.5)
+    made = bee_row(msgspec.convert(report, BeeReport), now=100.0, last_pass=97.0,
+                   passes_per_s=None, lag_s=2.5)
     assert made.degraded and made.level == "troncature" and made.last_pass_age == 3.0
     assert made.zones[0] == Zone("net", 900, 800, 1000) and made.fill == 0.8
     assert made.lag_s == 2.5 and "write failed" in made.notes
-    handoff = bee_row({"bee": "b", "mode": "handoff", "chars": 100, "cap": 400,
-                       "derived": True}, now=0, last_pass=None, passes_per_s=None, lag_s=None)
+    handoff = bee_row(msgspec.convert({"bee": "b", "mode": "handoff", "chars": 100, "cap": 400,
+                                       "derived": True}, BeeReport),
+                      now=0, last_pass=None, passes_per_s=None, lag_s=None)
     assert handoff.fill == 0.25 and handoff.notes.startswith("handoff mode 100/400")
 
 
