@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from horizon.service.deadlines import Deadlines
+from horizon.service.schedule import Deadlines
 
 HIVE = Path("/hive")
 

@@ -1,13 +1,20 @@
-"""When a bee's next pass is due: the dirty / due / back-off state machine of one bee.
+"""When a bee's next pass is due: the dirty / due / back-off state machine of one bee,
+and the loop's deadlines across bees.
 
 A write makes the bee dirty. Its pass is due `debounce_s` after its last write, and never
 later than `max_wait_s` after the first write it has not read; a failed write holds the
 next pass back, twice as long each time up to a minute, until a write succeeds.
+
+The loop keeps each dirty bee's deadline itself (ADR 0004): a write moves its bee's
+deadline, and the loop waits for the earliest. A push onto a heap is far cheaper than a
+scheduler job per write.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
+from pathlib import Path
 
 from horizon.core.settings import HorizonSettings
 
@@ -70,3 +77,35 @@ class Schedule:
     def succeeded(self) -> None:
         self.backoff_s = BACKOFF_MIN_S
         self.retry_at = 0.0
+
+
+Key = tuple[Path, str]  # (hive, bee)
+
+
+class Deadlines:
+    """Monotonic instants by bee. A heap entry whose instant is no longer its bee's
+    deadline is stale, and skipped when it comes up."""
+
+    def __init__(self) -> None:
+        self.due: dict[Key, float] = {}
+        self.heap: list[tuple[float, Path, str]] = []
+
+    def __contains__(self, key: Key) -> bool:
+        return key in self.due
+
+    def set(self, key: Key, instant: float) -> None:
+        if self.due.get(key) != instant:
+            self.due[key] = instant
+            heapq.heappush(self.heap, (instant, *key))
+
+    def earliest(self) -> float | None:
+        return self.heap[0][0] if self.heap else None
+
+    def pop_due(self, now: float) -> Key | None:
+        """The bee whose deadline came first, at or before `now`, now no longer due."""
+        while self.heap and self.heap[0][0] <= now:
+            instant, hive, bee = heapq.heappop(self.heap)
+            if self.due.get((hive, bee)) == instant:
+                del self.due[(hive, bee)]
+                return hive, bee
+        return None

@@ -18,11 +18,11 @@ from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
 from horizon.hive.settings_files import config_source
 from horizon.service import polling
-from horizon.service.deadlines import Deadlines
 from horizon.service.hive_service import HiveService
 from horizon.service.messages import Continue, Message, Written
 from horizon.service.metrics import Listener, Metrics
 from horizon.service.modelwork import ModelWork
+from horizon.service.schedule import Deadlines
 from horizon.service.watch import Watcher
 from horizon.service.writer import Writer
 
