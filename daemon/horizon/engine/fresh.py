@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 from horizon.core.errors import JournalError
-from horizon.core.render import View
 from horizon.core.settings import Effective, GlobalConfig
+from horizon.core.view import View
 from horizon.engine.bee_engine import BeeEngine, ReadNew
 from horizon.engine.stepping import settings_key
 from horizon.hive.history import layout

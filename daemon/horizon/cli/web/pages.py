@@ -17,9 +17,10 @@ from horizon.cli.safe_text import printable
 from horizon.cli.status import hive_report
 from horizon.core.entries import Rejection
 from horizon.core.recall import Shown
-from horizon.core.render import Summary, View, render
+from horizon.core.render import render
 from horizon.core.reports import BeeReport, HiveReport, known
 from horizon.core.settings import Effective, GlobalConfig
+from horizon.core.view import Summary, View
 from horizon.engine.bee_engine import BeeEngine
 from horizon.engine.recall import Showing, find_line
 from horizon.engine.recall import show as show_entries

@@ -17,8 +17,8 @@ from typing import Literal
 import msgspec
 
 from horizon.core.errors import SettingsError, UsageError
-from horizon.core.render import View
 from horizon.core.settings import Effective, GlobalConfig, Layer, cascade, validate_layer
+from horizon.core.view import View
 from horizon.engine.bee_engine import BeeEngine, ReadNew, Rebuild
 from horizon.engine.stepping import settings_key
 from horizon.hive.flags import read_flags
