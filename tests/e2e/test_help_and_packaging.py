@@ -19,7 +19,7 @@ import pytest
 
 from horizon import __version__
 from horizon.cli.examples import EXAMPLES, filled, for_systemd, shipped
-from horizon.cli.main import build_parser
+from horizon.cli.parser import build_parser
 from horizon.core.settings import validate_global
 from tests.e2e.daemon_harness import HORIZON, clean_env
 
