@@ -289,19 +289,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    from horizon.cli import demo as demo_hive
+    from horizon.cli import demo as demo_run
+    from horizon.cli import demo_hive
 
     with reported():
         hive = demo_hive.make_hive(Path(args.dir).resolve())
         config_file = demo_hive.write_config(hive)
         config = load_global(config_file)
-        daemon = demo_hive.start_daemon(config_file)
-        web, where = demo_hive.start_web(config_file)
+        daemon = demo_run.start_daemon(config_file)
+        web, where = demo_run.start_web(config_file)
         try:
-            written = demo_hive.simulate(hive, config, args.seconds, daemon, web=where)
+            written = demo_run.simulate(hive, config, args.seconds, daemon, web=where)
         finally:
-            demo_hive.stop_web(web)
-            code = demo_hive.stop_daemon(daemon)
+            demo_run.stop_web(web)
+            code = demo_run.stop_daemon(daemon)
     installed = installed_command()
     print(f"demo stopped after {written} exchanges (daemon exit {code}); "
           f"the hive is in {hive}, its log in {hive / 'logs'}")
