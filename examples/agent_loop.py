@@ -21,12 +21,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
 
 from horizon.client import ClientError, append, view
+
+if TYPE_CHECKING:
+    from mcp import Client
+Json = dict[str, Any]  # the chat API's messages and tools, as httpx gives them
 
 MEMORY = ("Your working memory follows, kept by horizon from your own past exchanges. "
           "The bracketed horizon notice marks where the older past was condensed; each #n "
@@ -49,7 +53,7 @@ JOURNAL_CHARS = 1_000_000
 STEPS = 8  # model calls per turn at most
 
 
-def run_tool(name: str, arguments: dict[str, Any], workdir: Path, run_as: str | None
+def run_tool(name: str, arguments: Json, workdir: Path, run_as: str | None
              ) -> tuple[str, bool, list[str]]:
     """A tool's output, whether it succeeded, and the files it read or changed."""
     if name == "shell":
@@ -81,19 +85,19 @@ def run_tool(name: str, arguments: dict[str, Any], workdir: Path, run_as: str | 
     return f"unknown tool {name!r}", False, []
 
 
-async def chat(client: httpx.AsyncClient, model: str, messages: list[dict[str, Any]],
-               tools: list[dict[str, Any]]) -> dict[str, Any]:
+async def chat(client: httpx.AsyncClient, model: str, messages: list[Json],
+               tools: list[Json]) -> Json:
     response = await client.post("chat/completions", json={
         "model": model, "messages": messages, "tools": tools})
     response.raise_for_status()
-    message: dict[str, Any] = response.json()["choices"][0]["message"]
+    message: Json = response.json()["choices"][0]["message"]
     return message
 
 
-async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Any,
-               tools: list[dict[str, Any]], said: str) -> str:
+async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Client | None,
+               tools: list[Json], said: str) -> str:
     memory = view(args.hive, args.bee, config=args.config).text
-    messages: list[dict[str, Any]] = [
+    messages: list[Json] = [
         {"role": "system", "content": MEMORY + memory + "\n" + args.system},
         {"role": "user", "content": said}]
     answer = ""
@@ -134,7 +138,7 @@ async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Any,
 
 
 async def recall_tools(stack: contextlib.AsyncExitStack, args: argparse.Namespace
-                       ) -> tuple[Any, list[dict[str, Any]]]:
+                       ) -> tuple[Client, list[Json]]:
     """`horizon mcp` over stdio, and its tools in the chat API's terms."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
@@ -155,8 +159,8 @@ async def main_loop(args: argparse.Namespace) -> int:
     async with contextlib.AsyncExitStack() as stack:
         client = await stack.enter_async_context(httpx.AsyncClient(
             base_url=args.base_url.rstrip("/") + "/", headers=headers, timeout=300))
-        recall: Any = None
-        extra: list[dict[str, Any]] = []
+        recall: Client | None = None
+        extra: list[Json] = []
         for line in sys.stdin:
             if line.strip():
                 try:
