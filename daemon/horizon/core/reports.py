@@ -2,7 +2,8 @@
 
 One typed shape read by `status --json`, its text, `top` and the web view. A field left
 UNSET is absent from the JSON: which fields a report holds says what could be known
-(a bee whose files cannot be read has only its name, its error and `degraded`).
+(a bee whose files cannot be read has its name, its error and `degraded`, and its
+segments when they could be listed).
 """
 
 from __future__ import annotations
