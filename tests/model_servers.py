@@ -112,14 +112,24 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, b"<html>not json at all")
                 return
             text = server.reply_text(is_fold)
+            content: object = None if server.mode == "null_text" else text
             if server.wire == "ollama":
-                payload = {"model": server.model, "done": True,
-                           "message": {"role": "assistant", "content": text}}
+                payload: dict[str, Any] = {
+                    "model": server.model, "done": True,
+                    "message": {"role": "assistant", "content": content}}
             else:
-                payload = {"id": "x", "object": "chat.completion",
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": text}}]}
-            self._send(200, json.dumps(payload).encode())
+                choices = [] if server.mode == "no_choices" else [
+                    {"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}]
+                if server.mode == "many":  # `n` > 1: only the first is read
+                    choices.append({"index": 1, "message": None})
+                payload = {"id": "x", "object": "chat.completion", "choices": choices}
+            if server.mode == "nan":  # Python-made servers write NaN where they please
+                payload["usage"] = {"score": float("nan")}
+            data = json.dumps(payload).encode()
+            if server.mode == "bom":
+                data = "\ufeff".encode() + data
+            self._send(200, data)
 
         def _send(self, status: int, data: bytes) -> None:
             try:

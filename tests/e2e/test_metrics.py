@@ -50,7 +50,10 @@ def scrape(port: int) -> dict[str, float]:
 
 def healthz(port: int) -> tuple[int, dict[str, object]]:
     response = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10)
-    return response.status_code, json.loads(response.text)
+    body = json.loads(response.text)
+    # The document's bytes stay what they were before it was typed: Python's json.
+    assert response.content == json.dumps(body, ensure_ascii=False).encode()
+    return response.status_code, body
 
 
 def test_the_counters_are_what_was_written(tmp_path: Path, start: Start) -> None:

@@ -248,6 +248,26 @@ def test_each_failure_mode_is_a_provider_error_with_a_short_reason(
     assert elapsed < SLOW_S  # the timeout, not the server, decides how long a call lasts
 
 
+@pytest.mark.parametrize("mode", ["bom", "nan", "many"])
+@pytest.mark.parametrize("wire", WIRES)
+def test_replies_python_s_json_reads_give_their_text(wire: str, mode: str,
+                                                     sites: Any) -> None:
+    """A BOM, a NaN in a field not read, choices past the first of another shape."""
+    assert build_provider(wire, sites(wire, mode).config()).chat("m1", "s", "u") == CONDENSED
+
+
+@pytest.mark.parametrize(("wire", "mode", "reason"), [
+    ("ollama", "null_text", "malformed reply (no text)"),
+    ("openai", "null_text", "malformed reply (no text)"),
+    ("openai", "no_choices", "malformed reply (no choices[0].message.content)"),
+])
+def test_a_reply_without_its_text_says_where_it_is_missing(
+        wire: str, mode: str, reason: str, sites: Any) -> None:
+    with pytest.raises(ProviderError) as raised:
+        build_provider(wire, sites(wire, mode).config()).chat("m1", "s", "u")
+    assert str(raised.value) == reason
+
+
 # --- the cascade --------------------------------------------------------------------------
 
 

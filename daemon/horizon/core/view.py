@@ -1,6 +1,8 @@
-"""A rendered view: handoff.md's text, and what `render --json` says of it."""
+"""A rendered view: handoff.md's text, and what `render --json` says of it.
 
-from __future__ import annotations
+No `from __future__ import annotations` here: TypedDict reads NotRequired at runtime
+only from annotations that are evaluated.
+"""
 
 from collections.abc import Callable
 from typing import NotRequired, TypedDict

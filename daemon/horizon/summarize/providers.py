@@ -8,7 +8,7 @@ settings name and never appear in a reason, a log or a file.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
 
 import msgspec
 
@@ -36,10 +36,11 @@ class _Choice(msgspec.Struct):
 
 
 class _OpenAIReply(msgspec.Struct):
-    choices: list[_Choice]
+    # Only the first is read: the others (`n` > 1 in the options) may be of any shape.
+    choices: Annotated[list[object], msgspec.Meta(min_length=1)]
 
 
-Reply = TypeVar("Reply", _OllamaReply, _OpenAIReply)
+Shape = TypeVar("Shape", _OllamaReply, _OpenAIReply, _Choice)
 
 
 class Provider(Protocol):
@@ -49,8 +50,8 @@ class Provider(Protocol):
 
 
 def _call(client: httpx.Client, url: str, payload: dict[str, object],
-          headers: dict[str, str], reply: type[Reply], where: str) -> Reply:
-    """The reply to `payload`, of the shape `reply` (`where`: the text's path in it)."""
+          headers: dict[str, str]) -> object:
+    """The reply to `payload`, decoded as JSON."""
     import httpx  # imported with the first provider built: a daemon without models skips it
 
     try:
@@ -64,11 +65,19 @@ def _call(client: httpx.Client, url: str, payload: dict[str, object],
     if response.status_code >= 400:
         raise ProviderError(f"HTTP {response.status_code}")
     try:
-        return msgspec.json.decode(response.content, type=reply)
+        # As Python's json reads it: the body's encoding found (a BOM, UTF-16), NaN taken.
+        reply: object = response.json()
+    except ValueError:
+        raise ProviderError("malformed reply (not JSON)") from None
+    return reply
+
+
+def _shaped(data: object, shape: type[Shape], where: str) -> Shape:
+    """`data` as `shape`; else the reply has no text at `where`."""
+    try:
+        return msgspec.convert(data, shape)
     except msgspec.ValidationError:
         raise ProviderError(f"malformed reply (no {where})") from None
-    except msgspec.DecodeError:
-        raise ProviderError("malformed reply (not JSON)") from None
 
 
 def _text(value: object) -> str:
@@ -97,8 +106,8 @@ class Ollama:
         }
         if self.config.options:
             payload["options"] = dict(self.config.options)
-        data = _call(self.client, self.url, payload, {}, _OllamaReply, "message.content")
-        return _text(data.message.content)
+        data = _call(self.client, self.url, payload, {})
+        return _text(_shaped(data, _OllamaReply, "message.content").message.content)
 
 
 class OpenAI:
@@ -130,10 +139,9 @@ class OpenAI:
                          {"role": "user", "content": user}],
         }
         where = "choices[0].message.content"
-        data = _call(self.client, self.url, payload, self._headers(), _OpenAIReply, where)
-        if not data.choices:
-            raise ProviderError(f"malformed reply (no {where})")
-        return _text(data.choices[0].message.content)
+        reply = _shaped(_call(self.client, self.url, payload, self._headers()),
+                        _OpenAIReply, where)
+        return _text(_shaped(reply.choices[0], _Choice, where).message.content)
 
 
 def build_provider(name: str, config: ProviderConfig) -> Provider:
