@@ -62,14 +62,14 @@ MUTANTS = (
            (BLOCKS,)),
     Mutant("M2a", "reader: the flag half of that check",
            f"{PACKAGE}/hive/decoding.py",
-           "        return any(first <= seq <= last for seq in self.flags) or (",
+           "        return self.flagged_within(first, last) or (",
            "        return False or (",
            (BLOCKS,)),
     Mutant("M2b", "reader: the clamp half of that check",
            f"{PACKAGE}/hive/decoding.py",
-           "        return any(first <= seq <= last for seq in self.flags) or (\n"
+           "        return self.flagged_within(first, last) or (\n"
            "            bool(self.manifest.clamps) and self.manifest.clamped_within(",
-           "        return any(first <= seq <= last for seq in self.flags) or (\n"
+           "        return self.flagged_within(first, last) or (\n"
            "            False and self.manifest.clamped_within(",
            (BLOCKS,)),
     Mutant("M2c", "reader: a late range due inside a block",

@@ -172,8 +172,9 @@ def run_pass(request: PassRequest) -> Pass:
         require_real_dir(archive_dir(window), JournalError)
     flags = request.flags if request.flags is not None else read_flags(hive, bee)
     key = settings_key(effective, flags)
-    manifest = request.manifest if request.manifest is not None else read_manifest(window,
-                                                                                   bee)
+    manifest = request.manifest
+    if manifest is None:
+        manifest = read_manifest(window, bee)
     state = request.state
     late_segments = request.late_segments
     rebuilt = state is None or state.settings_key != key

@@ -60,10 +60,14 @@ class LineDecoder:
             return too_long(seq, self.max_line_bytes)
         return self.adjusted(decode_line(seq, raw), self.flagged(seq, raw))
 
+    def flagged_within(self, first: int, last: int) -> bool:
+        """Whether an operator flag names a seq from `first` to `last`."""
+        return any(first <= seq <= last for seq in self.flags)
+
     def marked(self, first: int, last: int) -> bool:
         """Whether a flag or a clamp names a seq from `first` to `last`: such lines are
         decoded one by one, through `record`."""
-        return any(first <= seq <= last for seq in self.flags) or (
+        return self.flagged_within(first, last) or (
             bool(self.manifest.clamps) and self.manifest.clamped_within(first, last))
 
     def flagged(self, seq: int, raw: bytes) -> bool:

@@ -64,11 +64,19 @@ def _after_lines(block: bytes, block_end: int, taken: int) -> tuple[int, bytes]:
 
 class Slice:
     """What one reading may spend: bytes and seconds, each unbounded when None. The
-    clock starts when the slice is made, as the reading starts."""
+    clock starts at `start`, when the reading starts."""
 
     def __init__(self, max_bytes: int | None, seconds: float | None) -> None:
         self.max_bytes = max_bytes
-        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.seconds = seconds
+        self.deadline: float | None = None
+
+    @property
+    def bounded(self) -> bool:
+        return self.max_bytes is not None or self.seconds is not None
+
+    def start(self) -> None:
+        self.deadline = None if self.seconds is None else time.monotonic() + self.seconds
 
     def spent(self, done: int) -> bool:
         """Whether the slice is used up, `done` bytes read."""
@@ -116,10 +124,7 @@ class JournalReader:
         self.max_line_bytes = max_line_bytes
         self.read_time = read_time
         self.manifest = manifest
-        self.flags = flags
         self.late_segments = late_segments
-        self.slice_bytes = slice_bytes
-        self.slice_s = slice_s
         self.more = False  # stopped at the slice's bound: complete lines are left to read
         self.slice = Slice(slice_bytes, slice_s)
         self.notes = Notes()
@@ -175,7 +180,7 @@ class JournalReader:
             self.plan.close()
 
     def _read(self) -> Iterator[Batch]:
-        self.slice = Slice(self.slice_bytes, self.slice_s)
+        self.slice.start()
         done = 0  # bytes of the main flow read by earlier segments of this reading
         starts = self.plan.starts(self.checkpoint, self._seq)
         # Only a reading that listed the archive can pass a segment gone from it: one that

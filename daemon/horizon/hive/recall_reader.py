@@ -51,8 +51,7 @@ class RecallReader(JournalReader):
         """A line at a time, so `keep`, `keep_block` and `raw_wanted` see each one (and
         whole blocks can be passed over)."""
         end, lines, last = start, 0, None
-        passing = self.keep_block is not None and (
-            self.slice_bytes is None and self.slice_s is None)
+        passing = self.keep_block is not None and not self.slice.bounded
         for block, block_end in read_blocks(path, start, self.max_line_bytes, limit,
                                             self.hive, self.plan.opened.get(path)):
             if (passing and block is not None and len(block) <= self.max_line_bytes
@@ -83,7 +82,7 @@ class RecallReader(JournalReader):
             return None
         if self.raw_wanted is not None and first <= self.raw_wanted <= last:
             return None
-        if any(first <= seq <= last for seq in self.flags):
+        if self.decoder.flagged_within(first, last):  # its flags are checked line by line
             return None
         return count if not self.keep_block(first, last, block) else None
 
