@@ -24,7 +24,6 @@ def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, object]:
     the pass's counts), warnings for what an operator must look at, and the per-entry
     decisions at debug level. `deferred`: the files are still to be written, and
     `handoff.written` is said once they are; its fields are returned for then."""
-    zones = outcome.state.zones
     if outcome.missing_segment:
         log.warning("journal.replaced", reason=outcome.missing_segment, rebuilt=True)
     if outcome.notes.replaced:
@@ -44,14 +43,19 @@ def log_pass(outcome: Pass, *, deferred: bool = False) -> dict[str, object]:
         log.error("render.guard_cut", chars=len(outcome.view.text))
     if debugging():
         _log_decisions(outcome)
-    fields: dict[str, object] = {
-        "chars": len(outcome.view.text), "cap": outcome.view.cap,
-        "up_to": zones.up_to, "mode": outcome.view.mode, "lines": outcome.read,
+    fields = {
+        **_view_fields(outcome, outcome.read),
         "rejected": sum(outcome.rejections.values()), "evicted": len(outcome.changes.evicted),
         "folded": len(outcome.changes.folded), "rebuilt": outcome.rebuilt}
     if not deferred:
         log.info("handoff.written", **fields)
     return fields
+
+
+def _view_fields(outcome: Pass, lines: int) -> dict[str, object]:
+    """What every `handoff.written` says of the view, and the lines the pass read."""
+    return {"chars": len(outcome.view.text), "cap": outcome.view.cap,
+            "up_to": outcome.state.zones.up_to, "mode": outcome.view.mode, "lines": lines}
 
 
 def debugging() -> bool:
@@ -93,10 +97,7 @@ def report_pass(health: HiveHealth, runtime: BeeRuntime, given: Input, outcome: 
             health.recovered(runtime)
         fields: dict[str, object]
         if isinstance(given, ModelResult):
-            fields = {"chars": len(outcome.view.text), "cap": outcome.view.cap,
-                      "up_to": outcome.state.zones.up_to, "mode": outcome.view.mode,
-                      "lines": 0,
-                      "source": given.kind}
+            fields = {**_view_fields(outcome, 0), "source": given.kind}
             if not deferred:
                 log.info("handoff.written", **fields)
         else:
