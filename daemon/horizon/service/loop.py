@@ -31,6 +31,7 @@ from horizon.service.state import DaemonState
 log = logs.get_logger()
 LOOP_TICK_S = 0.25
 
+
 def run(state: DaemonState) -> None:
     """Until a stop is asked."""
     ping_every = notify.watchdog_interval()
