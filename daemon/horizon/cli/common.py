@@ -11,7 +11,7 @@ from pathlib import Path
 
 from horizon.cli.exits import UserError
 from horizon.cli.safe_text import printable
-from horizon.core.errors import HorizonError, SettingsError
+from horizon.core.errors import HorizonError, SettingsError, os_reason
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.hive.settings_files import (
     anchored,
@@ -32,8 +32,7 @@ def reported() -> Iterator[None]:
     except UserError:
         raise
     except OSError as error:  # a RotationRefused too: an OSError first, and said as one
-        where = f"{error.filename}: " if error.filename else ""
-        raise UserError(f"{where}{error.strerror or error}") from None
+        raise UserError(os_reason(error)) from None
     except HorizonError as error:
         raise UserError(str(error)) from None
 

@@ -52,7 +52,7 @@ def view(hive: str | os.PathLike[str], bee: str, *,
     cascade, as the daemon's do. Writes nothing, takes no lock."""
     # The engine is imported here, not with the module: a runtime that only appends
     # should not pay for it.
-    from horizon.core.errors import HiveError, JournalError, SettingsError
+    from horizon.core.errors import HiveError, JournalError, SettingsError, os_reason
     from horizon.engine.fresh import fresh_view
     from horizon.hive.discovery import discover, require_hive
     from horizon.hive.durable import StoreError
@@ -96,8 +96,7 @@ def view(hive: str | os.PathLike[str], bee: str, *,
     except (StoreError, StateTooNew, JournalError) as error:
         raise ViewUnavailable(str(error)) from None
     except OSError as error:
-        where = f"{error.filename}: " if error.filename else ""
-        raise ViewUnavailable(f"{where}{error.strerror or error}") from None
+        raise ViewUnavailable(os_reason(error)) from None
     finally:
         cache.close()  # a runtime calls view() at every launch: no connection left open
     return View(fresh.view.text, fresh.up_to, fresh.source, fresh.behind, fresh.replayed)

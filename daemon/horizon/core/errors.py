@@ -47,3 +47,9 @@ class ModelError(HorizonError):
 
 class WriteError(HorizonError):
     """A file horizon writes could not be written; the previous version is in place."""
+
+
+def os_reason(error: OSError) -> str:
+    """A system error in one line: the file it names, when it names one, then why."""
+    where = f"{error.filename}: " if error.filename else ""
+    return f"{where}{error.strerror or error}"
