@@ -18,7 +18,6 @@ import structlog
 from horizon.core.errors import JournalError
 from horizon.core.settings import (
     GlobalConfig,
-    HorizonSettings,
 )
 from horizon.core.summarizer import ModelResult
 from horizon.engine.bee_engine import BeeEngine, Input, ReadNew, SweepAges
@@ -42,7 +41,6 @@ from horizon.service.runtime import BeeRuntime
 from horizon.service.writer import Writer
 
 log = get_logger()
-DEFAULTS = HorizonSettings()
 
 
 class HiveService:
@@ -117,8 +115,7 @@ class HiveService:
     def due_at(self, runtime: BeeRuntime) -> float:
         """Monotonic instant of the next pass: debounce_s after the last write, and never
         later than max_wait_s after the first unprocessed one."""
-        settings = runtime.effective.horizon if runtime.effective else DEFAULTS
-        return runtime.schedule.due_at(settings, time.monotonic())
+        return runtime.schedule.due_at(runtime.horizon, time.monotonic())
 
     def process(self, bee: str, *, sweep_only: bool = False) -> Pass | None:
         """Read what is new for `bee`, step its zones, write its view when it changed."""
@@ -230,9 +227,7 @@ class HiveService:
                     runtime.passes += 1
                     runtime.last_pass = time.time()
                     if self.metrics is not None:
-                        settings = (runtime.effective.horizon if runtime.effective
-                                    else DEFAULTS)
-                        self.metrics.record_pass(str(self.hive), runtime.name, settings,
+                        self.metrics.record_pass(str(self.hive), runtime.name, runtime.horizon,
                                                  outcome, time.perf_counter() - started,
                                                  isinstance(given, ModelResult))
             self._offer_to_models(runtime, engine, given, outcome)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from horizon.core.settings import Effective
+from horizon.core.settings import Effective, HorizonSettings
 from horizon.engine.bee_engine import BeeEngine
 from horizon.service.modelwork import InFlight
 from horizon.service.schedule import Schedule
+
+DEFAULTS = HorizonSettings()
 
 
 @dataclass
@@ -39,6 +41,12 @@ class BeeRuntime:
     @property
     def effective(self) -> Effective | None:
         return self.engine.effective if self.engine is not None else None
+
+    @property
+    def horizon(self) -> HorizonSettings:
+        """Its `[horizon]` settings; the defaults while it has none (refused at start)."""
+        effective = self.effective
+        return effective.horizon if effective is not None else DEFAULTS
 
     def note_late(self, segment: str) -> None:
         """A rotated segment changed: the next pass looks at it for late lines."""
