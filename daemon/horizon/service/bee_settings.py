@@ -80,7 +80,7 @@ class BeeSettings:
             return False
         runtime.settings_error = None
         runtime.unavailable = {}
-        self._report_unavailable(runtime.name, effective)
+        self._report_unavailable(runtime, effective)
         if runtime.engine is None:
             self._make_engine(runtime, effective)
         else:
@@ -121,13 +121,11 @@ class BeeSettings:
             return None
         return state.settings if state is not None else None
 
-    def _report_unavailable(self, bee: str, effective: Effective) -> None:
+    def _report_unavailable(self, runtime: BeeRuntime, effective: Effective) -> None:
         """A summarizer the settings ask for and that cannot run: said once per cause."""
         service = self.service
         for level, reason in unavailable_levels(service.config, effective).items():
-            runtime = service.bees.get(bee)
-            if runtime is not None:
-                runtime.unavailable[level] = reason
+            runtime.unavailable[level] = reason
             if (level, reason) not in self.unavailable_logged:
                 self.unavailable_logged.add((level, reason))
                 with service.bind():
