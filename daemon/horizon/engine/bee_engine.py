@@ -15,9 +15,8 @@ memory); a command makes one, runs it once and drops it.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from horizon.core.deferred import Deferred
@@ -30,8 +29,8 @@ from horizon.core.view import View
 from horizon.core.zone_state import Changes
 from horizon.core.zones import has_aged, settle, sweep
 from horizon.engine.stepping import (
-    REJECTION_EXAMPLES,
     Commit,
+    HeldPass,
     Pass,
     PassRequest,
     context,
@@ -81,36 +80,6 @@ class Rebuild:
 
 
 Input = ReadNew | SweepAges | Rebuild | ModelResult
-
-
-@dataclass
-class HeldPass:
-    """What the slices of a rebuild read before its last one."""
-
-    read: int = 0
-    reread: int = 0
-    rejections: Counter[str] = field(default_factory=Counter)
-    first_rejected: list[int] = field(default_factory=list)
-
-    def add(self, outcome: Pass) -> None:
-        """Moved here from the slice's outcome, which then tells none of it: a rejected
-        line a slice ended on is told once, with the last slice."""
-        self.read += outcome.read
-        self.reread += outcome.reread
-        self.rejections += outcome.rejections
-        self.first_rejected = (self.first_rejected + outcome.first_rejected)[
-            :REJECTION_EXAMPLES]
-        outcome.read = outcome.reread = 0
-        outcome.rejections = Counter()
-        outcome.first_rejected = []
-
-    def into(self, last: Pass) -> Pass:
-        last.read += self.read
-        last.reread += self.reread
-        last.rebuilt = True
-        last.rejections = self.rejections + last.rejections
-        last.first_rejected = (self.first_rejected + last.first_rejected)[:REJECTION_EXAMPLES]
-        return last
 
 
 class BeeEngine:

@@ -97,6 +97,36 @@ class Pass:
     owed: Deferred | None = None  # a slice of a rebuild: the text work left to the next
 
 
+@dataclass
+class HeldPass:
+    """What the slices of a rebuild read before its last one."""
+
+    read: int = 0
+    reread: int = 0
+    rejections: Counter[str] = field(default_factory=Counter)
+    first_rejected: list[int] = field(default_factory=list)
+
+    def add(self, outcome: Pass) -> None:
+        """Moved here from the slice's outcome, which then tells none of it: a rejected
+        line a slice ended on is told once, with the last slice."""
+        self.read += outcome.read
+        self.reread += outcome.reread
+        self.rejections += outcome.rejections
+        self.first_rejected = (self.first_rejected + outcome.first_rejected)[
+            :REJECTION_EXAMPLES]
+        outcome.read = outcome.reread = 0
+        outcome.rejections = Counter()
+        outcome.first_rejected = []
+
+    def into(self, last: Pass) -> Pass:
+        last.read += self.read
+        last.reread += self.reread
+        last.rebuilt = True
+        last.rejections = self.rejections + last.rejections
+        last.first_rejected = (self.first_rejected + last.first_rejected)[:REJECTION_EXAMPLES]
+        return last
+
+
 def settings_key(effective: Effective, flags: dict[int, str]) -> str:
     """A digest of everything the zones depend on besides the journal."""
     payload = msgspec.json.encode(
