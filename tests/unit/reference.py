@@ -15,7 +15,7 @@ import hashlib
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
-from horizon.core.facts import is_passing_word
+from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import Labels
 from horizon.core.recit import (
     FREE_SECTIONS,
@@ -40,7 +40,7 @@ from horizon.core.records import (
 from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
 from horizon.core.signals import signals_of
-from horizon.core.statements import is_request
+from horizon.core.statements import is_request, is_rule, withdraws_rule
 from horizon.core.test_runs import same_family
 from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
 from horizon.core.tickets import CLOSES, OPENS
@@ -96,10 +96,25 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
     def fits(room: int = 0) -> bool:
         return _size(shown(), mission, labels) <= budget + room
 
-    def take_quotes(passing: bool) -> None:
-        for quote in reversed([quote for quote in recit.paroles if quote.passing == passing]):
+    def rule(quote: Quote) -> bool:
+        return not quote.passing and (is_rule(quote.text) or withdraws_rule(quote.text))
+
+    def take_rules() -> None:
+        for quote in reversed([quote for quote in recit.paroles if rule(quote)]):
             quotes.append(quote)
             if not fits(quote_room):
+                quotes.pop()
+                return
+
+    def paroles_within_half() -> bool:
+        words = sum(len(line) + 1 for quote in quotes for line in quote_lines(quote))
+        return words <= _size(shown(), mission, labels) - words
+
+    def take_words(passing: bool) -> None:
+        for quote in reversed([quote for quote in recit.paroles
+                               if quote.passing == passing and not rule(quote)]):
+            quotes.append(quote)
+            if not (fits() and paroles_within_half()):
                 quotes.pop()
                 return
 
@@ -109,7 +124,7 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
         chosen[name][0] = Line(line.seq, cut(flatten(line.text), 100))
         if not fits():
             del chosen[name][0]
-    take_quotes(passing=False)
+    take_rules()
     order = ("Erreurs", "Travail en cours", "Décisions", "Prochaine étape", "Fichiers")
     rounds = max((len(recit.lines_of(name)) for name in order), default=0)
     for index in range(rounds):
@@ -123,7 +138,8 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
                     del chosen[name][index]
                 else:
                     chosen[name][index] = before
-    take_quotes(passing=True)
+    take_words(passing=False)
+    take_words(passing=True)
     bounded = shown()
     return (Recit(bounded.sections, bounded.paroles, recit.heard, recit.facts, recit.folded),
             mission)
@@ -233,15 +249,16 @@ def reference_quotes(folded: list[Item], keep: int) -> tuple[tuple[Quote, ...],
     held: list[Quote] = []
     heard: dict[str, list[int]] = {}
     for item in folded:
-        if not (item.lighthouse and item.question.strip()):
+        text = quotable(item.question) if item.lighthouse else None
+        if text is None:
             continue
-        words = " ".join(clean(item.question).split())
+        words = " ".join(clean(text).split())
         seqs = sorted({*heard.pop(words, []), item.seq})
         heard[words] = seqs
         held = [quote for quote in held if " ".join(clean(quote.text).split()) != words]
-        passing = is_passing_word(item.question) and not (
-            len(seqs) > 1 and is_request(item.question))  # a request said again stands
-        held.append(Quote(seqs[-1], item.question, (seqs[0], *seqs[1:][-5:]), len(seqs),
+        passing = is_passing_word(text) and not (
+            len(seqs) > 1 and is_request(text))  # a request said again stands
+        held.append(Quote(seqs[-1], text, (seqs[0], *seqs[1:][-5:]), len(seqs),
                           passing))
         while sum(len(line) + 1 for quote in held for line in quote_lines(quote)) > keep:
             held.remove(min(held, key=lambda quote: (not quote.passing, quote.seq)))

@@ -29,6 +29,7 @@ from horizon.core.recit import (
 )
 from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
+from horizon.core.statements import is_rule, withdraws_rule
 from horizon.core.text import cut, flatten
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context, Zones
@@ -164,9 +165,10 @@ def test_the_mission_is_never_sacrificed_and_no_section_starves(recit: Recit,
                                                                 labels: Labels,
                                                                 quote_room: int) -> None:
     """The Mission is paid for first, then each free section's newest line, then the
-    standing quotes, the free sections' other lines, and the passing quotes; the quotes
-    may take `quote_room` beyond the budget (the room of ordinary condensed entries), the
-    free sections' lines never; the oldest quotes leave first."""
+    rules, the free sections' other lines, and the operator's other words (standing, then
+    passing); the rules may take `quote_room` beyond the budget (the room of ordinary
+    condensed entries), the other words and the lines never, and the other words keep
+    Paroles within half of the récit; the oldest quotes leave first."""
     bounded, shown = bound_recit(recit, mission, budget, labels, quote_room)
     size = len(render_recit(bounded, shown, labels))
     without_quotes = len(render_recit(msgspec.structs.replace(bounded, paroles=()), shown,
@@ -186,22 +188,29 @@ def test_the_mission_is_never_sacrificed_and_no_section_starves(recit: Recit,
             if lines:
                 assert bounded.lines_of(name), f"{name} starved"
                 assert bounded.lines_of(name)[0].seq == lines[0].seq, "its newest line"
-        for passing in (False, True):
-            kind = [quote for quote in recit.paroles if quote.passing == passing]
-            kept = [quote for quote in bounded.paroles if quote.passing == passing]
-            assert kept == kind[len(kind) - len(kept):], "the oldest quotes go first"
-        standing = [quote for quote in recit.paroles if not quote.passing]
-        kept = [quote for quote in bounded.paroles if not quote.passing]
-        if len(kept) < len(standing):  # the newest standing words left out did not fit
+        rules = [quote for quote in recit.paroles if _is_rule(quote)]
+        kept = [quote for quote in bounded.paroles if _is_rule(quote)]
+        assert kept == rules[len(rules) - len(kept):], "the oldest rules go first"
+        if len(kept) < len(rules):  # the newest rule left out did not fit
             assert minimum + sum(map(quote_size, kept)) + quote_size(
-                standing[-len(kept) - 1]) > budget + quote_room, "a rule that fit was left out"
-        passing = [quote for quote in recit.paroles if quote.passing]
-        kept = [quote for quote in bounded.paroles if quote.passing]
-        if len(kept) < len(passing):  # the passing words left out did not fit either
-            taken = frame_size(labels) + (mission_size(shown) if shown else 0) + sum(
-                line_size(line.text) for lines in bounded.sections.values()
-                for line in lines) + sum(map(quote_size, bounded.paroles))
-            assert taken + quote_size(passing[-len(kept) - 1]) > budget + quote_room
+                rules[-len(kept) - 1]) > budget + quote_room, "a rule that fit was left out"
+        taken = frame_size(labels) + (mission_size(shown) if shown else 0) + sum(
+            line_size(line.text) for lines in bounded.sections.values() for line in lines)
+        words = sum(map(quote_size, bounded.paroles))
+        others = [quote for quote in bounded.paroles if not _is_rule(quote)]
+        if others:  # the other words stay within the budget and half of the récit
+            assert taken + words <= budget, "only rules may go past the budget"
+            assert words <= taken, "the operator's words past half of the récit"
+        for passing in (False, True):
+            kind = [quote for quote in recit.paroles
+                    if quote.passing == passing and not _is_rule(quote)]
+            kept = [quote for quote in bounded.paroles
+                    if quote.passing == passing and not _is_rule(quote)]
+            assert kept == kind[len(kind) - len(kept):], "the oldest words go first"
+
+
+def _is_rule(quote: Quote) -> bool:
+    return not quote.passing and (is_rule(quote.text) or withdraws_rule(quote.text))
 
 
 def _names(lines: tuple[Line, ...]) -> str:

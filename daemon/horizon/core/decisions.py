@@ -197,11 +197,53 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
     return [(text, about, reverses) for text, about, reverses, _ in found]
 
 
+# A sentence that says what comes next is a step, whatever it chooses ("Next step: switch
+# the cache to Redis", "Now let me use the new client").
+_STEP_LEAD = Pattern(
+    r"^\W*(?:(?:the\s+|my\s+)?next\s+steps?\b|next\s*[:,\-–—]|(?:the\s+|my\s+)?plan\s*[:\-–—]|"
+    r"(?:now|next|then|after\s+that),?\s+(?:let\s+me|let's|i(?:'ll|\s+will)|i'm\s+going\s+to)\b|"
+    r"let\s+me\s+(?:now|next)\b|todo\s*[:\-]|to\s+do\s*:|prochaines?\s+étapes?\b|"
+    r"(?:ensuite|maintenant|puis),?\s+(?:je|on)\b|la\s+suite\s*:)", re.IGNORECASE)
+# The operator's choice said as an instruction ("No, use MERGE instead", "Keep the S3
+# backend", "Non, garde MERGE"): a decision, theirs.
+_OPERATOR_CHOICE = Pattern(
+    r"^\W*(?:(?:no|nope|non|actually|en\s+fait|instead|wait|hmm|ok|okay|fine|alors|plutôt|"
+    r"finalement|d'accord|yes|oui)\b[\s,.!:;-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
+    r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
+    r"move\s+to|pick|choose|prefer|take|utilise|utilisons|garde|gardons|prends|prenons|"
+    r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
+    r"bascule\s+sur)\s+" + _ARTICLE + r"[\w.+#`/-]{2,}", re.IGNORECASE)
+_OPERATOR_REVERSAL = Pattern(
+    r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt)\b|\binstead\b|"
+    r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
+
+
+def operator_decisions(text: str) -> list[tuple[str, str, bool]]:
+    """The decisions the operator's words settle: what reads as a decision, and a choice
+    given as an instruction; one said as a correction reverses the decision before it."""
+    found = [(said, about, reverses or _OPERATOR_REVERSAL.search(about) is not None)
+             for said, about, reverses in decisions_stated(text)]
+    if len(found) >= DECISIONS_PER_TEXT:
+        return found
+    known = {said for said, _, _ in found}
+    for sentence in sentences(prose(text)):
+        if (sentence.endswith("?") or ticket_names(sentence)
+                or not _OPERATOR_CHOICE.match(sentence)):
+            continue
+        said = flatten(sentence)[:STATEMENT_CHARS]
+        if said not in known:
+            found.append((said, sentence, _OPERATOR_REVERSAL.search(sentence) is not None))
+        if len(found) == DECISIONS_PER_TEXT:
+            break
+    return found
+
+
 def _decides(sentence: str) -> bool:
     """Whether a sentence settles a choice: not a question, not someone else's words, not
-    a ticket's work ("Je prends #7189", "Switching to DATA-204"), not undecided."""
+    a ticket's work ("Je prends #7189", "Switching to DATA-204"), not undecided, not what
+    comes next."""
     if (sentence.endswith("?") or _REPORTED.search(sentence) or ticket_names(sentence)
-            or _UNDECIDED.search(sentence)):
+            or _UNDECIDED.search(sentence) or _STEP_LEAD.match(sentence)):
         return False
     if _DECISION.search(sentence) is not None:
         return True

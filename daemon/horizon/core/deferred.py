@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from horizon.core.blocks import Item
-from horizon.core.facts import is_passing_word, learn_all
+from horizon.core.facts import is_passing_word, learn_all, quotable
 from horizon.core.recit import Quote, Recit, add_quotes
 from horizon.core.records import RECORD_SPAN
 from horizon.core.sections import sections_of
@@ -34,8 +34,12 @@ QUOTES_HELD = 512
 
 def lighthouse_quotes(batch: list[Item]) -> list[Quote]:
     """The daemon's own record of a fold: each folded lighthouse's question, verbatim."""
-    return [Quote(item.seq, item.question, passing=is_passing_word(item.question))
-            for item in batch if item.lighthouse and item.question.strip()]
+    quotes = []
+    for item in batch:
+        text = quotable(item.question) if item.lighthouse else None
+        if text is not None:
+            quotes.append(Quote(item.seq, text, passing=is_passing_word(text)))
+    return quotes
 
 
 def quotes_kept(settings: HorizonSettings) -> int:

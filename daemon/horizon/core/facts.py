@@ -13,6 +13,7 @@ import msgspec
 
 from horizon.core.blocks import Item, Signals
 from horizon.core.decisions import dropped_words, subject_words
+from horizon.core.noise import is_nudge, without_noise
 from horizon.core.records import (
     DECISIONS_KEPT,
     FAILURES_KEPT,
@@ -26,7 +27,13 @@ from horizon.core.records import (
     Ticket,
 )
 from horizon.core.signals import signals_of
-from horizon.core.statements import is_filler, is_question, is_request
+from horizon.core.statements import (
+    is_chatter,
+    is_filler,
+    is_question,
+    is_request,
+    withdraws_rule,
+)
 from horizon.core.test_runs import covers, same_family
 from horizon.core.tickets import CLOSES, OPENS, ticket_names
 
@@ -150,12 +157,24 @@ class _Learning:
 _SEQ_OF: Callable[[Failure], int] = operator.attrgetter("seq")
 
 
+def quotable(question: str) -> str | None:
+    """What Paroles quotes of a folded lighthouse's question: its words without the
+    runtime's noise, or None when nothing is left that stands (chatter, a nudge)."""
+    text = without_noise(question)
+    if not text.strip() or is_chatter(text) or is_nudge(text):
+        return None
+    return text
+
+
 def is_passing_word(text: str) -> bool:
     """Operator words that expire: a question (the bee answered it), words about a ticket
     (done when the ticket is), a request for work now (the task and the next step carry
     it), or words that only carry on. Standing instructions outlast them."""
+    if withdraws_rule(text[:1200]) and not is_question(text):
+        return False  # words about a rule stand as long as the rule they undo
     return (is_question(text) or is_filler(text) or bool(ticket_names(text[:1200]))
             or is_request(text[:1200]))
+
 
 
 _Record = TypeVar("_Record")

@@ -27,7 +27,7 @@ from horizon.core.labels import (
     Labels,
 )
 from horizon.core.records import Facts
-from horizon.core.statements import is_request
+from horizon.core.statements import is_request, is_rule, withdraws_rule
 from horizon.core.text import ELLIPSIS, cut, flatten, quoted_lines
 
 __all__ = ["DECISIONS", "ERRORS", "FILES", "MISSION", "NEXT", "PAROLES", "SECTIONS", "WORK"]
@@ -154,6 +154,17 @@ def add_quotes(recit: Recit, quotes: list[Quote], keep_chars: int) -> Recit:
                 size -= quote_size(held.pop(oldest))
     kept = sorted(held.values(), key=lambda kept_quote: kept_quote.seq)
     return msgspec.structs.replace(recit, paroles=tuple(kept), heard=heard)
+
+
+def _rule_quote(quote: Quote) -> bool:
+    """A standing quote the rules' words say is a rule (or undoes one): it never leaves
+    before an ordinary condensed entry."""
+    return not quote.passing and _is_rule_text(quote.text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_rule_text(text: str) -> bool:
+    return is_rule(text) or withdraws_rule(text)
 
 
 def _newest_within(quotes: list[tuple[Quote, int]], room: int) -> list[tuple[Quote, int]]:
@@ -317,9 +328,9 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
             room -= size
     kept_quotes: set[int] = set()
     sized = list(zip(recit.paroles, quote_sizes, strict=True))
-    # Standing words take what the budget leaves, then the room of condensed entries.
+    # The rules take what the budget leaves, then the room of condensed entries.
     quotes_room = room + quote_room
-    for quote, size in _newest_within([pair for pair in sized if not pair[0].passing],
+    for quote, size in _newest_within([pair for pair in sized if _rule_quote(pair[0])],
                                       quotes_room):
         kept_quotes.add(id(quote))
         quotes_room -= size
@@ -337,9 +348,20 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
             if (held is None or held[0] != line) and extra <= room:
                 chosen[name][index] = (line, line_sizes[name][index])
                 room -= extra
-    quotes_room = room + quote_room
-    for quote, _ in _newest_within([pair for pair in sized if pair[0].passing], quotes_room):
-        kept_quotes.add(id(quote))
+    # The operator's other words take only what the budget leaves, and no more than the
+    # rest of the récit shown: Paroles is then at most half of it, unless rules fill it.
+    rest = frame_size(labels) + (mission_size(mission) if mission else 0) + sum(
+        size for lines in chosen.values() for _, size in lines.values())
+    words_room = min(room, rest - sum(size for quote, size in sized
+                                      if id(quote) in kept_quotes))
+    for passing in (False, True):  # standing words before those that expire
+        if words_room <= 0:
+            break
+        for quote, size in _newest_within(
+                [pair for pair in sized if pair[0].passing is passing
+                 and not _rule_quote(pair[0])], words_room):
+            kept_quotes.add(id(quote))
+            words_room -= size
     kept = {name: tuple(lines[index][0] for index in sorted(lines))
             for name, lines in chosen.items() if lines}
     return (msgspec.structs.replace(

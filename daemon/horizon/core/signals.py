@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
-from horizon.core.decisions import decisions_stated
+from horizon.core.decisions import DECISIONS_PER_TEXT, decisions_stated, operator_decisions
 from horizon.core.entries import FILES_KEPT
+from horizon.core.noise import is_nudge, without_noise
 from horizon.core.outcomes import TAIL_CHARS, failure_of, tail_lines
-from horizon.core.statements import is_filler, is_question, is_request, stated_step
+from horizon.core.statements import is_filler, is_question, is_request, is_rule, stated_step
 from horizon.core.test_runs import failed_tests, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
@@ -83,8 +84,8 @@ def is_file_path(path: str) -> bool:
 
 def signals_of(item: Item) -> Signals:
     """What the rules read in an exchange, from its question and its answer's ends."""
-    answer = ends(item.answer)
-    question = item.question[:QUESTION_CHARS]
+    answer = without_noise(ends(item.answer))
+    question = without_noise(item.question[:QUESTION_CHARS])
     paths = files_of(item, answer)
     if is_call(item):
         return _call_signals(item, question, answer, paths)
@@ -97,12 +98,16 @@ def signals_of(item: Item) -> Signals:
     asker = None
     if step is None and request:
         step, asker = flatten(question), item.sender or DEFAULT_ASKER
+    decisions = decisions_stated(answer)
+    if item.lighthouse and item.type == CONVERSATION and not is_rule(question):
+        # The operator's choice stands over the bee's: said after it, it replaces it.
+        decisions = [*operator_decisions(question), *decisions][:DECISIONS_PER_TEXT]
     task = None
-    if ((item.type == TASK or request) and not is_filler(question)
+    if ((item.type == TASK or request) and not is_filler(question) and not is_nudge(question)
             and (request or not is_question(question)) and not ticket_names(question)):
         task = flatten(question)
     return Signals(paths, tickets=_latest(tickets), step=step, step_asker=asker,
-                   decisions=tuple(decisions_stated(answer)), task=task)
+                   decisions=tuple(decisions), task=task)
 
 
 def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]) -> Signals:

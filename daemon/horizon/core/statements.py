@@ -279,6 +279,68 @@ def is_filler(text: str) -> bool:
     return True
 
 
+# Chatter: a turn that acknowledges, approves or nudges ("ok", "yes, apply it", "Fine,
+# OVERWRITE it is.", "Applied #594, looks good"): it stands for nothing once answered.
+_ACK = Pattern(
+    r"^(?:ok(?:ay)?|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|lgtm|approved|agreed|"
+    r"alright|all\s+right|cool|nice|thanks|thank\s+you|thx|right|exactly|correct|indeed|"
+    r"sounds\s+(?:good|great|right)|looks\s+(?:good|great|right|fine)|makes\s+sense|"
+    r"go\s+ahead|go\s+for\s+it|ship\s+it|do\s+it|d'accord|dac|oui|ouais|parfait|nickel|"
+    r"super|top|bien|très\s+bien|entendu|ça\s+marche|ca\s+marche|compris|merci|vas-y|"
+    r"allez(?:-y)?|banco|validé|approuvé|c'est\s+bon|ça\s+me\s+va|ok\s+pour\s+moi|"
+    r"👍|✅)(?![\w'-])[\s,.!:;-]*")
+_APPROVAL = Pattern(
+    r"^(?:(?:apply|do|merge|ship|push|run|deploy|commit|try|keep|land|release|applique|"
+    r"fais|merge|pousse|lance|déploie|committe|livre)(?:\s+(?:it|that|this|them|those|"
+    r"ahead|away|on|going))?(?:-le|-la|-les)?|go\s+(?:ahead|on|for\s+it)|"
+    r"[\w.+#`/-]+(?:\s+[\w.+#`/-]+)?\s+it\s+is|va\s+pour\s+.+|c'est\s+parti)"
+    r"(?:\s+(?:then|now|please|pls|stp|svp|alors|maintenant|donc))*[\s.!]*$")
+_REPORTED = Pattern(
+    r"^(?:applied|done|merged|deployed|pushed|approved|rebased|restarted|fixed\s+it|"
+    r"appliqué|fait|mergé|déployé|poussé|approuvé|relancé)\b")
+CHATTER_WORDS = 10
+
+
+def is_chatter(text: str) -> bool:
+    """A short turn that only acknowledges, approves or carries on: no rule, no request
+    beyond "go ahead", no question."""
+    folded = fold_case(flatten(text))
+    if len(folded) > 160 or folded.endswith("?") or _RULE.search(folded):
+        return False
+    if is_filler(folded):
+        return True
+    words = len(WORD.findall(folded))
+    if words > CHATTER_WORDS:
+        return False
+    if _REPORTED.match(folded):
+        return True
+    rest = folded
+    while True:  # "ok, yes, fine, …"
+        stripped = _ACK.sub("", rest, count=1)
+        if stripped == rest:
+            break
+        rest = stripped
+    if rest == folded:
+        return False
+    return not rest or is_filler(rest) or _APPROVAL.match(rest) is not None
+
+
+# Words that withdraw or replace a standing rule ("Forget the rule about squashing",
+# "you can push small commits now, no need to squash", "oublie la règle sur…").
+_WITHDRAWS = Pattern(
+    r"\b(?:forget|drop|scrap|ignore|lift|withdraw|cancel|disregard|no\s+longer|not\s+any\s*more|"
+    r"no\s+need\s+to|you\s+(?:can|may)\s+now|is\s+(?:lifted|withdrawn|cancelled|over|void)|"
+    r"oublie[zr]?|annule[zr]?|laisse\s+tomber|plus\s+besoin|n'est\s+plus|ne\s+\w+\s+plus|"
+    r"tu\s+peux\s+(?:désormais|maintenant))\b[^.!?\n]{0,80}?\b(?:rule|rules|règle|règles|"
+    r"consigne|instruction|policy|convention|squash\w*|what\s+i\s+said|ce\s+que\s+j'ai\s+dit)\b",
+    re.IGNORECASE)
+
+
+def withdraws_rule(text: str) -> bool:
+    """Words that withdraw or replace a standing rule: they stand while it would."""
+    return _WITHDRAWS.search(text) is not None
+
+
 def is_rule(text: str) -> bool:
     """Operator words that stand: an instruction for every time, not a task for now."""
     return _RULE.search(fold_case(text)) is not None

@@ -1,0 +1,42 @@
+"""What an agent runtime adds to a turn that nobody said (pure): Claude Code's
+`<system-reminder>` blocks and local-command wrappers, and an orchestrator's nudges
+(ADR 0008, "Runtime noise").
+
+Such text stays in the journal (recall finds it); the récit's rules read a turn without
+it, and the operator's words are quoted without it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from horizon.core.patterns import Pattern
+
+# A block the runtime wraps its own words in, closed or cut off at the end of the text.
+_BLOCKS = Pattern(
+    r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|"
+    r"command-message|command-name|command-args|command-contents|user-prompt-submit-hook)"
+    r"(?:\s[^>]*)?>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
+_MARKS = ("<system-reminder", "<local-command", "<command-", "<user-prompt-submit-hook")
+# What an orchestrator sends to keep a bee going: it asks for nothing new.
+_NUDGE = Pattern(
+    r"^\W*(?:please\s+)?(?:continue|carry\s+on|keep\s+going|go\s+on|proceed|resume)"
+    r"(?:\s+(?:with|on))?(?:\s+(?:the|your|this))?(?:\s+(?:current|previous|same))?"
+    r"(?:\s+(?:task|work|job|conversation|session|plan))?"
+    r"(?:\s+(?:from\s+)?where\s+you\s+left\s+off)?(?:\s+without\s+asking(?:\s+\w+){0,4})?"
+    r"\W*$"
+    r"|^\W*(?:reprends|continue|poursuis|poursuivez|continuez)(?:\s+(?:la|ta|le|ton))?"
+    r"(?:\s+(?:tâche|travail))?(?:\s+en\s+cours)?(?:\s+là\s+où\s+tu\s+t'es\s+arrêtée?)?\W*$",
+    re.IGNORECASE)
+
+
+def without_noise(text: str) -> str:
+    """A text without the blocks a runtime added to it (unchanged when it holds none)."""
+    if "<" not in text or not any(mark in text for mark in _MARKS):
+        return text
+    return _BLOCKS.sub("", text).strip()
+
+
+def is_nudge(text: str) -> bool:
+    """An orchestrator's "Continue with the task": it carries on, asks for nothing."""
+    return len(text) <= 200 and _NUDGE.match(without_noise(text)) is not None
