@@ -13,6 +13,7 @@ import copy
 import hashlib
 
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
+from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
 from horizon.core.facts import is_passing_word, quotable
@@ -78,7 +79,10 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
     to the first that does not fit in the budget and the quotes' extra room; then lines
     whole, newest first and a section in turn, each one that fits in the budget; then the
     passing quotes as the standing ones."""
-    if _size(recit, mission, labels) <= budget:
+    everything = sum(len(line) + 1 for quote in recit.paroles for line in quote_lines(quote))
+    if _size(recit, mission, labels) <= budget and (
+            all(_rule(quote) for quote in recit.paroles)
+            or everything <= _size(recit, mission, labels) - everything):
         return recit, mission
     empty = Recit()
     if mission and _size(empty, mission, labels) > budget:
@@ -96,11 +100,8 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
     def fits(room: int = 0) -> bool:
         return _size(shown(), mission, labels) <= budget + room
 
-    def rule(quote: Quote) -> bool:
-        return not quote.passing and (is_rule(quote.text) or withdraws_rule(quote.text))
-
     def take_rules() -> None:
-        for quote in reversed([quote for quote in recit.paroles if rule(quote)]):
+        for quote in reversed([quote for quote in recit.paroles if _rule(quote)]):
             quotes.append(quote)
             if not fits(quote_room):
                 quotes.pop()
@@ -112,7 +113,7 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
 
     def take_words(passing: bool) -> None:
         for quote in reversed([quote for quote in recit.paroles
-                               if quote.passing == passing and not rule(quote)]):
+                               if quote.passing == passing and not _rule(quote)]):
             quotes.append(quote)
             if not (fits() and paroles_within_half()):
                 quotes.pop()
@@ -145,10 +146,16 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
             mission)
 
 
+def _rule(quote: Quote) -> bool:
+    return not quote.passing and (is_rule(quote.text) or withdraws_rule(quote.text))
+
+
 def _success_on(record: Failure, success: Signals, path: str | None) -> Failure | None:
     """A failure's record after a newer successful call: gone when the call is the same
     call, a whole-suite run of its family, or (for a failing test file) a test run naming
     the file or its folder; with the tests that passed taken out of its failing tests."""
+    if path is None and success.key is not None and covered_by(success.key, record.key):
+        return None  # a wrapper that runs the failing tool
     if success.tests is None:
         return None if success.key == record.key else record
     if success.key == record.key or (success.whole_suite and record.suite

@@ -47,6 +47,8 @@ _READ_SUBCOMMANDS = {
     "cargo": frozenset(["tree", "metadata", "search"]),
     "go": frozenset(["list", "env", "version", "doc"]),
     "terraform": frozenset(["show", "output", "plan", "validate", "state"]),
+    "bd": frozenset(["show", "list", "ready", "stats", "prime", "search", "blocked", "info",
+                     "doctor", "status", "where"]),
 }
 _GH_WRITES = frozenset(["create", "merge", "close", "edit", "comment", "delete", "reopen",
                         "review", "checkout", "rerun", "cancel", "clone", "fork"])
@@ -187,14 +189,20 @@ def command_key(tool: str | None, question: str, paths: tuple[str, ...]) -> str:
         name = "edit" if tool.lower() in ("edit", "multiedit", "str_replace") else tool
         return f"{flatten(name)} {target}".strip()
     parts = []
-    for part in re.split(r"&&|\|\||;|\n", unwrapped(question)):
+    for part in re.split(r"&&|\|\||;|\n", _HEREDOC.sub(r"<<\2", unwrapped(question))):
         words = program_words(shell_words(part.split("|")[0]))  # the producer of a pipe
         words = [word for word in words
                  if not re.match(r"^(?:\d?>>?|&>|<)", word) and word != "2>&1"
                  and word.split("=", 1)[0] not in _HOW_FLAGS]
+        if words[:2] == ["git", "commit"]:
+            words = words[:2]  # a commit retried with another message is the same commit
         if words and words[0] != "cd":
             parts.append(" ".join(words))
     return (" && ".join(parts) or flatten(question))[:COMMAND_CHARS]
+
+
+# A here-document's body is a commit message or a file's text, not the command.
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1.*?\n.*?\n[ \t]*\2(?=[\s)]|$)", re.DOTALL)
 
 
 # Options that change how a command runs or shows, not what it checks: a rerun with them

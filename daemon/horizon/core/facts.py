@@ -12,6 +12,7 @@ from typing import TypeVar
 import msgspec
 
 from horizon.core.blocks import Item, Signals
+from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.records import (
@@ -95,9 +96,9 @@ class _Learning:
                                              signals.suite)
                 _keep_newest(self.failures, FAILURES_KEPT, _SEQ_OF)
             return
-        older = self.failures.get(key)
-        if older is not None and older.seq < seq:
-            del self.failures[key]
+        for failed_key, older in list(self.failures.items()):
+            if older.seq < seq and (failed_key == key or covered_by(key, failed_key)):
+                del self.failures[failed_key]
         if signals.tests is None:
             return
         for failed_key, failure in list(self.failures.items()):

@@ -310,7 +310,10 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
     sections = {name: recit.lines_of(name) for name in FREE_SECTIONS}
     line_sizes = {name: [line_size(line.text) for line in lines]
                   for name, lines in sections.items()}
-    if _sized(recit, mission, labels, quote_sizes, line_sizes) <= budget:
+    size = _sized(recit, mission, labels, quote_sizes, line_sizes)
+    words = sum(size for quote, size in zip(recit.paroles, quote_sizes, strict=True)
+                if not _rule_quote(quote))
+    if size <= budget and (not words or sum(quote_sizes) <= size - sum(quote_sizes)):
         return recit, mission
     room = budget - frame_size(labels)
     if mission:

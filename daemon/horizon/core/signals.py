@@ -14,6 +14,7 @@ from horizon.core.statements import is_filler, is_question, is_request, is_rule,
 from horizon.core.test_runs import failed_tests, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
+from horizon.core.trackers import tracker_states
 
 CONVERSATION, TASK, TOOL = "conversation", "task", "tool"
 HEAD_CHARS = 1200  # of an answer, where the bee's words and a file tool's error are
@@ -126,6 +127,8 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     # A command names its tickets at work; its words may close them (a commit message).
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)
                for name, state, sentence in ticket_states(question)]
+    if failure is None:  # a tracker's command sets its tickets' state
+        tickets += tracker_states(ran)
     key = command_key(item.tool, question, paths)
     shown = command if shell else f"{flatten(item.tool or '')} {paths[0] if paths else command}"
     if failure is not None and item.files is None:  # where it broke: the file to fix next

@@ -35,6 +35,14 @@ _NOT_TICKETS = frozenset([
     "ISO8859", "BASE",
 ])
 _CAPS_DASH_DIGIT = Pattern(r"[A-Z0-9]-\d")
+# A beads id (`spotter-4te`, `spotter-4te.1`): a lower-case prefix and a short hash of
+# letters and digits, both (`pytest-8`, `utf-8`, `node-v18` are versions).
+_BEAD = Pattern(
+    r"(?<![\w./-])([a-z][a-z0-9]{1,24}-(?!v\d+(?![a-z]))(?=[a-z]{0,7}\d)(?=\d{0,7}[a-z])"
+    r"[a-z0-9]{3,8}(?:\.\d{1,3}){0,3})(?![\w/-]|\.[a-z])")
+# "moved from Done to In Progress": the state it left says nothing of the ticket now.
+_FROM_STATE = Pattern(r"\bfrom\s+(?:[\w'-]+\s+){0,2}?(?=to\s)"
+                      r"|\bde\s+(?:[\w'-]+\s+){0,2}?(?=(?:à|a|en|vers)\s)", re.IGNORECASE)
 _TICKET_WORDS = ("ticket", "issue", "bug", "task", "tâche", "pr ", "pull request", "story",
                  "incident")
 _CLAUSE = Pattern(r",|\s[—–]\s|\(|\)")
@@ -116,7 +124,8 @@ def _may_name_tickets(text: str) -> bool:
     folded = text.lower()
     if any(word in folded for word in _TICKET_WORDS):
         return True
-    return "-" in text and _CAPS_DASH_DIGIT.search(text) is not None
+    return "-" in text and (_CAPS_DASH_DIGIT.search(text) is not None
+                            or _BEAD.search(text) is not None)
 
 
 def _named(text: str) -> list[tuple[int, int, str]]:
@@ -131,6 +140,9 @@ def _named(text: str) -> list[tuple[int, int, str]]:
         else:
             name = f"#{match.group(2) or match.group(3) or match.group(4)}"
         found.append((match.start(), match.end(), name))
+    if "-" in text:
+        found += [(match.start(), match.end(), match.group(1)) for match in _BEAD.finditer(text)]
+        found.sort()
     return found
 
 
@@ -189,12 +201,15 @@ def _statuses(sentence: str, words: list[tuple[int, str]]) -> list[tuple[int, in
     found = [(match.start(), CLOSES) for match in _CHECKED.finditer(sentence)]
     found += [(match.start(), OPENS) for match in _NOW_ON.finditer(sentence)]
     phrased = [(match.start(), match.end()) for match in _CLOSED_PHRASE.finditer(sentence)]
+    left = [(match.start(), match.end()) for match in _FROM_STATE.finditer(sentence)]
     found += [(start, CLOSES) for start, _ in phrased]
     clauses = [match.start() for match in _CLAUSE.finditer(sentence)]
     for index, (start, said) in enumerate(words):
         word = _ELISION.sub("", said)  # "j'attaque", "l'ai fermé"
         if any(low <= start < high for low, high in phrased):
             continue  # "won't fix": the phrase says it
+        if any(low <= start < high for low, high in left):
+            continue  # "from Done to In Progress": where it was
         if _CLOSING.match(word):
             clause_start = max((at for at in clauses if at < start), default=-1)
             before = [w for at, w in words[max(0, index - 6):index] if at > clause_start]
@@ -211,7 +226,7 @@ def _not_yet(before: list[str], after: list[str]) -> bool:
     if any(word in _CONDITIONS for word in before):
         return True
     set_to = len(before) >= 2 and before[-1] == "to" and any(
-        word in _SET_TO for word in before[-3:-1])  # "moved WX-12 to done"
+        word in _SET_TO for word in before[:-1])  # "moved WX-12 (from X) to done"
     for distance, word in enumerate(reversed(before[-4:]), 1):
         if (word in _NEGATIONS or word.endswith("n't") or word == "ne"
                 or word.startswith("n'")):
