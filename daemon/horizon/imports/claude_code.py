@@ -1,0 +1,399 @@
+"""A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`) read
+into horizon journal entries, line by line, reading no file (pure).
+
+Claude Code writes one JSON object a line. Those of `type` "user" and "assistant" carry an
+API message (`message.content`: a string or content blocks) with the line's `uuid`,
+`timestamp` (RFC 3339) and `cwd`; an assistant message's blocks come one a line, all with
+the same `message.id`; a tool's result comes later, in a user line, as a `tool_result`
+block naming its `tool_use_id`. What each becomes:
+
+- The operator's typed prompt (a user line whose content is a string or text blocks, not
+  `isMeta`, not `isCompactSummary`, holding no `tool_result`): a `conversation` from
+  `apicultrice` (`question` the prompt, `id` the line's uuid). `<system-reminder>` blocks
+  are removed. Claude Code's wrappers of a local command (`<command-name>`,
+  `<command-message>`, `<local-command-stdout>`, `<local-command-caveat>`, and the `!`
+  shell mode's `<bash-input>`, `<bash-stdout>`, `<bash-stderr>`) are removed too: they
+  are the terminal's bookkeeping, not words to the agent. A slash command's arguments are
+  kept, after the command's name (`/compact and continue with the remaining tasks`):
+  the operator typed them, and they say what the operator wants next; a command without
+  arguments (`/clear`) says nothing to the agent and is left out. A prompt left empty
+  by the cleaning, and Claude Code's own "[Request interrupted by user]" notes, are
+  skipped. Text blocks beside a `tool_result` in one line are Claude Code's additions to
+  the result, not a prompt, and are left out.
+- The assistant's text: an `assistant` entry (`answer` the text, `question` empty), never
+  a `conversation` (a conversation from nobody is the operator's words to horizon). The
+  text blocks of one message join with a blank line; its thinking blocks are skipped and
+  do not split them, a tool call does. Its ts is the first block's.
+- A tool call with its result: one `tool` entry, its ts the call's. `question` says what
+  was called on: Bash's command (whole, its newlines kept: horizon reads its words to tell
+  a rerun), a file tool's path (Read, Edit, Write, MultiEdit, NotebookEdit), Grep's and
+  Glob's pattern ("PATTERN in PATH" when a path is given), WebFetch's url, WebSearch's
+  query, Task's description, and else the input as compact JSON cut to 200 characters.
+  `answer` is the result's text (a string, the text blocks joined, or the blocks a string
+  holds as JSON; an image is "[image]"), whole: horizon's own limits apply downstream.
+  `ok` is `not is_error`. `files` is the path a file tool read or changed (Read's
+  included: the view's Files section lists the files read or changed); the other tools
+  give no `files`, so horizon reads the paths their command names.
+- Paths, in `files` and in `question`, are made relative to the line's `cwd` when they lie
+  inside it: the view shows a work tree's paths as its commands name them. Bash's command
+  is kept as written.
+- Sidechain lines (`isSidechain`: a subagent's own exchanges) are skipped: the subagent's
+  answer reaches the session as its Task call's result, which is kept. Compaction
+  summaries are skipped (`isCompactSummary`, and the user line right after a
+  `compact_boundary` system line): they are a model's words standing in for the operator's
+  turn, and horizon keeps its own memory of what they summarize.
+- Every other line type (progress, system, file-history-snapshot, queue-operation,
+  summary...) is skipped, silently.
+
+Every `Converted` result carries the uuid and number of the last line it was made from: a
+prompt's line, the assistant message's last text line, a tool call's result line. A line
+that is not JSON, not an object, has no string `type`, or is a user or assistant line of a
+shape not listed here gives a `Problem` and is skipped; so does a `tool_result` whose call
+never came, and a last line without its newline that is not whole JSON (truncated).
+
+Resuming. A result depends only on the lines before it, so a longer version of the same
+transcript gives the same results first: an importer records the uuid of the last entry it
+imported and, next time, converts the transcript again and imports the entries after that
+one. The two results the end of the lines can change are marked: a tool call still waiting
+for its result is an `Unfinished`, never an entry (its entry comes, once, with its result);
+an assistant text the end cut is `Converted` with `settled=False` (the message's next line
+may add to it), which an importer following a live transcript leaves for next time.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import msgspec
+
+from horizon.core.entries import parse_ts
+from horizon.imports.runtime import (
+    OPERATOR,
+    Converted,
+    JournalEntry,
+    Problem,
+    Result,
+    Unfinished,
+)
+
+SUMMARY_CHARS = 200  # of a tool's input as JSON, what its `question` keeps
+FILE_TOOLS = frozenset(["Read", "Edit", "Write", "MultiEdit", "NotebookEdit"])
+SEARCH_TOOLS = frozenset(["Grep", "Glob"])
+_NAMED_INPUT = {"Bash": "command", "WebFetch": "url", "WebSearch": "query",
+                "Task": "description", "Agent": "description"}
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_WRAPPED = re.compile(
+    r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr"
+    r"|local-command-caveat|bash-input|bash-stdout|bash-stderr)>.*?</\1>", re.DOTALL)
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
+
+
+# -- the transcript's lines, as msgspec reads them --------------------------------------------
+
+class _Kind(msgspec.Struct):
+    type: str
+
+
+class _Text(msgspec.Struct, tag="text"):
+    text: str
+
+
+class _Image(msgspec.Struct, tag="image"):
+    pass
+
+
+class _Thinking(msgspec.Struct, tag="thinking"):
+    pass
+
+
+class _RedactedThinking(msgspec.Struct, tag="redacted_thinking"):
+    pass
+
+
+class _ToolUse(msgspec.Struct, tag="tool_use"):
+    id: str
+    name: str
+    input: dict[str, object]
+
+
+class _ToolResult(msgspec.Struct, tag="tool_result"):
+    tool_use_id: str
+    content: str | list[_Text | _Image] | None = None
+    is_error: bool | None = None
+
+
+class _UserMessage(msgspec.Struct):
+    content: str | list[_Text | _Image | _ToolResult]
+
+
+class _AssistantMessage(msgspec.Struct):
+    content: str | list[_Text | _Thinking | _RedactedThinking | _ToolUse]
+    id: str = ""
+
+
+class _UserLine(msgspec.Struct, kw_only=True, rename="camel"):
+    uuid: str
+    timestamp: str
+    message: _UserMessage
+    cwd: str = ""
+    is_sidechain: bool | None = None
+    is_meta: bool | None = None
+    is_compact_summary: bool | None = None
+
+
+class _AssistantLine(msgspec.Struct, kw_only=True, rename="camel"):
+    uuid: str
+    timestamp: str
+    message: _AssistantMessage
+    cwd: str = ""
+    is_sidechain: bool | None = None
+
+
+class _SystemLine(msgspec.Struct, rename="camel"):
+    # Typed loosely: a system line is only looked at for its compaction marker.
+    subtype: object = None
+    is_sidechain: object = None
+
+
+_kind = msgspec.json.Decoder(_Kind)
+_user = msgspec.json.Decoder(_UserLine)
+_assistant = msgspec.json.Decoder(_AssistantLine)
+_system = msgspec.json.Decoder(_SystemLine)
+_blocks = msgspec.json.Decoder(list[_Text | _Image])
+_encoder = msgspec.json.Encoder()
+_DECODING = (msgspec.MsgspecError, RecursionError, ValueError, OverflowError)
+
+
+# -- what a line says ---------------------------------------------------------------------------
+
+def prompt_text(text: str) -> str:
+    """The operator's words in a typed prompt: reminders and local-command wrappers removed,
+    a slash command's arguments kept after its name; empty when nothing is left."""
+    text = _REMINDER.sub("", text)
+    name, args = _COMMAND_NAME.search(text), _COMMAND_ARGS.search(text)
+    text = _WRAPPED.sub("", text).strip()
+    if name is not None and args is not None and args.group(1).strip():
+        command = f"{name.group(1).strip()} {args.group(1).strip()}"
+        text = f"{command}\n{text}" if text else command
+    return "" if _INTERRUPTED.fullmatch(text) else text
+
+
+def relative(path: str, cwd: str) -> str:
+    """`path` relative to `cwd` when it lies inside it, else as given."""
+    if not cwd or not posixpath.isabs(path) or not posixpath.isabs(cwd):
+        return path
+    root, full = posixpath.normpath(cwd), posixpath.normpath(path)
+    if full == root:
+        return "."
+    inside = root.rstrip("/") + "/"
+    return full[len(inside):] if full.startswith(inside) else path
+
+
+def _string(given: dict[str, object], key: str) -> str | None:
+    value = given.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def call_summary(name: str, given: dict[str, object], cwd: str
+                 ) -> tuple[str, tuple[str, ...] | msgspec.UnsetType]:
+    """A tool call's `question` and `files`, from its name and input."""
+    if name in FILE_TOOLS:
+        path = _string(given, "file_path") or _string(given, "notebook_path")
+        if path is not None:
+            path = relative(path, cwd)
+            return path, (path,)
+    if name in SEARCH_TOOLS and (pattern := _string(given, "pattern")) is not None:
+        where = _string(given, "path")
+        return (pattern if where is None else f"{pattern} in {relative(where, cwd)}"), msgspec.UNSET
+    key = _NAMED_INPUT.get(name)
+    if key is not None and (named := _string(given, key)) is not None:
+        return named, msgspec.UNSET
+    compact = _encoder.encode(given).decode()
+    if len(compact) > SUMMARY_CHARS:
+        compact = compact[:SUMMARY_CHARS - 1] + "…"
+    return compact, msgspec.UNSET
+
+
+def _joined(blocks: Iterable[_Text | _Image]) -> str:
+    return "\n".join(block.text if isinstance(block, _Text) else "[image]" for block in blocks)
+
+
+def result_text(content: str | list[_Text | _Image] | None) -> str:
+    """A tool result's text: the string, or its blocks' text (a string may hold the blocks
+    as JSON)."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return _joined(content)
+    if content.startswith('[{"type":'):
+        try:
+            blocks = _blocks.decode(content)
+        except _DECODING:
+            return content
+        if blocks:
+            return _joined(blocks)
+    return content
+
+
+# -- the conversion -----------------------------------------------------------------------------
+
+@dataclass
+class _Call:
+    line_number: int
+    uuid: str
+    ts: str
+    tool: str
+    question: str
+    files: tuple[str, ...] | msgspec.UnsetType
+
+
+@dataclass
+class _TextRun:
+    message_id: str
+    ts: str
+    line_number: int
+    uuid: str
+    parts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Conversion:
+    """One transcript's reading: the calls waiting for their results, the assistant text
+    not yet emitted, whether a compaction's summary comes next."""
+
+    calls: dict[str, _Call] = field(default_factory=dict)
+    text: _TextRun | None = None
+    after_boundary: bool = False
+
+    def run(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
+        for number, line in lines:
+            raw = line.encode() if isinstance(line, str) else line
+            body = raw.strip()
+            if body:
+                yield from self.line(number, body, complete=raw.endswith(b"\n"))
+        yield from self.flushed(settled=False)
+        for call in self.calls.values():
+            yield Unfinished(call.line_number, call.uuid, call.tool, call.question)
+
+    def line(self, number: int, body: bytes, complete: bool) -> Iterator[Result]:
+        try:
+            kind = _kind.decode(body).type
+        except msgspec.ValidationError as error:
+            yield Problem(number, f"not an object with a string type: {error}")
+            return
+        except _DECODING as error:
+            yield Problem(number, f"not JSON: {error}" if complete
+                          else "truncated last line: no newline, not whole JSON")
+            return
+        if kind == "user":
+            yield from self.user(number, body)
+        elif kind == "assistant":
+            yield from self.assistant(number, body)
+        elif kind == "system":
+            yield from self.system(number, body)
+
+    def system(self, number: int, body: bytes) -> Iterator[Result]:
+        try:
+            line = _system.decode(body)
+        except _DECODING as error:
+            yield Problem(number, f"a system line of unknown shape: {error}")
+            return
+        if line.is_sidechain is True:
+            return
+        yield from self.flushed()
+        if line.subtype == "compact_boundary":
+            self.after_boundary = True
+
+    def user(self, number: int, body: bytes) -> Iterator[Result]:
+        try:
+            line = _user.decode(body)
+        except _DECODING as error:
+            yield Problem(number, f"a user line of unknown shape: {error}")
+            return
+        if line.is_sidechain:
+            return
+        if parse_ts(line.timestamp) is None:
+            yield Problem(number, f"a user line whose timestamp is not RFC 3339: "
+                                  f"{line.timestamp[:40]!r}")
+            return
+        yield from self.flushed()
+        after_boundary, self.after_boundary = self.after_boundary, False
+        content = line.message.content
+        if isinstance(content, list) and any(isinstance(b, _ToolResult) for b in content):
+            for block in content:
+                if isinstance(block, _ToolResult):
+                    yield self.paired(number, line.uuid, block)
+            return
+        if line.is_meta or line.is_compact_summary or after_boundary:
+            return
+        text = prompt_text(content if isinstance(content, str) else "\n\n".join(
+            block.text for block in content if isinstance(block, _Text)))
+        if text:
+            yield Converted(number, line.uuid, JournalEntry(
+                ts=line.timestamp, type="conversation", sender=OPERATOR, question=text,
+                answer="", id=line.uuid))
+
+    def paired(self, number: int, uuid: str, block: _ToolResult) -> Result:
+        call = self.calls.pop(block.tool_use_id, None)
+        if call is None:
+            return Problem(number, f"a tool_result without its tool_use: {block.tool_use_id}")
+        return Converted(number, uuid, JournalEntry(
+            ts=call.ts, type="tool", tool=call.tool, question=call.question,
+            answer=result_text(block.content), ok=not block.is_error, files=call.files))
+
+    def assistant(self, number: int, body: bytes) -> Iterator[Result]:
+        try:
+            line = _assistant.decode(body)
+        except _DECODING as error:
+            yield Problem(number, f"an assistant line of unknown shape: {error}")
+            return
+        if line.is_sidechain:
+            return
+        if parse_ts(line.timestamp) is None:
+            yield Problem(number, f"an assistant line whose timestamp is not RFC 3339: "
+                                  f"{line.timestamp[:40]!r}")
+            return
+        message = line.message
+        if self.text is not None and (not message.id or self.text.message_id != message.id):
+            yield from self.flushed()
+        content = message.content
+        for block in [_Text(content)] if isinstance(content, str) else content:
+            if isinstance(block, _Text) and block.text.strip():
+                if self.text is None:
+                    self.text = _TextRun(message.id, line.timestamp, number, line.uuid)
+                self.text.parts.append(block.text.strip())
+                self.text.line_number, self.text.uuid = number, line.uuid
+            elif isinstance(block, _ToolUse):
+                yield from self.flushed()
+                if block.id in self.calls:
+                    yield Problem(number, f"a tool_use id given twice: {block.id}")
+                    continue
+                question, files = call_summary(block.name, block.input, line.cwd)
+                self.calls[block.id] = _Call(number, line.uuid, line.timestamp, block.name,
+                                             question, files)
+
+    def flushed(self, settled: bool = True) -> Iterator[Result]:
+        """The assistant text gathered so far, as one entry."""
+        run, self.text = self.text, None
+        if run is not None:
+            yield Converted(run.line_number, run.uuid, JournalEntry(
+                ts=run.ts, type="assistant", question="", answer="\n\n".join(run.parts)),
+                settled=settled)
+
+
+class ClaudeCodeReader:
+    """Claude Code's transcripts, as a `TranscriptReader`."""
+
+    def entries(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
+        """The results of the numbered lines, in order (see the module's notes)."""
+        return _Conversion().run(lines)
+
+
+def entries(lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
+    """A Claude Code transcript's numbered lines into results, in order."""
+    return _Conversion().run(lines)
