@@ -43,7 +43,7 @@ from horizon.core.settings import HorizonSettings
 from horizon.core.signals import signals_of
 from horizon.core.statements import is_request, is_rule, withdraws_rule
 from horizon.core.test_runs import same_family
-from horizon.core.text import _PATH_PATTERN, clean, cut, flat_cut, flatten
+from horizon.core.text import _PATH_PATTERN, clean, cut, ends_cut, flat_cut, flatten
 from horizon.core.tickets import CLOSES, OPENS
 from horizon.core.turns import append_turns
 from horizon.core.zone_state import Zones
@@ -361,7 +361,8 @@ class Reference:
         zones.net_chars = sum(item.chars for item in zones.net)
         for item in sorted(leaving, key=lambda item: item.seq):
             item.signals = signals_of(item)
-            condensed = flat_cut(item.answer, settings.ligne_max)
+            condensed = (ends_cut if item.ok is False else flat_cut)(item.answer,
+                                                                     settings.ligne_max)
             item.whole = condensed == flatten(item.answer)
             item.answer = condensed
             item.source = "troncature"
@@ -372,15 +373,18 @@ class Reference:
 
     def fold_if_over(self) -> None:
         """Over budget: the oldest non-lighthouses fold until the zone is at half; with
-        lighthouses at this floor, the oldest of them too until they hold at most half."""
+        lighthouses at this floor, the oldest of them too until they hold at most half,
+        whether or not the zone is over its budget."""
         zones, settings = self.zones, self.settings
         protect = settings.plancher_phare == "condense"
         budget = settings.budget_condense
-        if zones.condense_chars <= budget:
+        lighthouses = sum(item.chars for item in zones.condense if item.lighthouse)
+        if zones.condense_chars <= budget and not (protect and lighthouses > budget // 2):
             return
         folding: list[Item] = []
         for item in zones.condense:
-            if zones.condense_chars - sum(i.chars for i in folding) <= budget // 2:
+            if (zones.condense_chars <= budget
+                    or zones.condense_chars - sum(i.chars for i in folding) <= budget // 2):
                 break
             if not (protect and item.lighthouse):
                 folding.append(item)

@@ -89,6 +89,8 @@ def heading(item: Item, labels: Labels) -> str:
         parts.append("id " + metadata(item.writer_id))
     if item.lighthouse:
         parts.append(labels.lighthouse)
+    if item.ok is False:
+        parts.append(labels.failed)
     return " · ".join(parts)
 
 
@@ -96,7 +98,7 @@ def heading_size(item: Item, labels: Labels) -> int:
     """len(heading(item)), without formatting the instant (every instant prints in
     INSTANT_CHARS) and with metadata measured once per distinct value."""
     size = 5 + len(str(item.seq)) + _fields_size(item.type, item.tool, item.sender,
-                                                  item.lighthouse, labels)
+                                                  item.lighthouse, item.ok is False, labels)
     if item.writer_id:  # each exchange's own, mostly: measured apart from the cache
         size += 3 + 3 + len(metadata(item.writer_id))
     return size
@@ -104,7 +106,7 @@ def heading_size(item: Item, labels: Labels) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def _fields_size(kind: str, tool: str | None, sender: str | None, lighthouse: bool,
-                 labels: Labels) -> int:
+                 failed: bool, labels: Labels) -> int:
     """What the heading's fields after the seq take: a hive's exchanges share a few."""
     size = 3 + INSTANT_CHARS + 3 + len(metadata(kind))
     if tool:
@@ -113,6 +115,8 @@ def _fields_size(kind: str, tool: str | None, sender: str | None, lighthouse: bo
         size += 3 + len(labels.sender) + 1 + len(metadata(sender))
     if lighthouse:
         size += 3 + len(labels.lighthouse)
+    if failed:
+        size += 3 + len(labels.failed)
     return size
 
 

@@ -44,9 +44,10 @@ def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
                 batch.add(item.seq)
                 size -= item.chars
     # Lighthouses stay at their floor within half the budget, so that a fold always
-    # brings the zone back to half and folds stay rare. The lighthouses left are at most
-    # what is left: measure them only when that is over half.
-    if protect and zones.condense_chars > budget and size > budget // 2:
+    # brings the zone back to half and folds stay rare; over half, the oldest fold even
+    # when the zone is within its budget. The lighthouses left are at most what is left:
+    # measure them only when that is over half.
+    if protect and size > budget // 2:
         lighthouse_size = sum(
             item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
         )

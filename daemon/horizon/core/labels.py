@@ -30,6 +30,7 @@ class Labels:
     tool: str
     sender: str
     lighthouse: str
+    failed: str  # a tool call the runtime says failed (`ok: false`)
     recit_title: str
     section_titles: tuple[str, ...]  # in the order of SECTIONS
     mission_prefix: str  # the handoff mode's mission line
@@ -57,6 +58,7 @@ FRENCH = Labels(
     tool="outil",
     sender="de",
     lighthouse="phare",
+    failed="échec",
     recit_title="## Récit de soi",
     section_titles=SECTIONS,
     mission_prefix="**Mission :** ",
@@ -79,6 +81,7 @@ ENGLISH = Labels(
     tool="tool",
     sender="from",
     lighthouse="lighthouse",
+    failed="failed",
     recit_title="## Self-narrative",
     section_titles=("Mission", "Decisions", "Files", "Errors", "Operator's words",
                     "Work in progress", "Next step"),

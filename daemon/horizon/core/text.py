@@ -58,6 +58,26 @@ def flat_cut(text: str, limit: int) -> str:
     return cut(flatten(text), limit)
 
 
+def ends_cut(text: str, limit: int) -> str:
+    """A flattened text within `limit` keeping both ends: its head (a third) and its tail,
+    where a tool's verdict is (the failing test, the exit status)."""
+    if len(text) <= limit * 8:
+        flat = flatten(text)
+        if len(flat) <= limit:
+            return flat
+    head = cut(flatten(text[: limit * 4 + 64]), limit // 3)
+    if head.endswith(ELLIPSIS):
+        head = head[: -len(ELLIPSIS)].rstrip()
+    room = limit - len(head) - len(ENDS_JOINT)
+    tail = flatten(text[-limit * 8:])[-room:]
+    if " " in tail[: room // 2]:  # start the tail at a word
+        tail = tail[tail.index(" ") + 1:]
+    return head + ENDS_JOINT + tail
+
+
+ENDS_JOINT = f" {ELLIPSIS} "
+
+
 @functools.lru_cache(maxsize=1024)
 def metadata(text: str) -> str:
     """A header-safe rendering of runtime metadata (`from`, `type`, `tool`, `id`)."""

@@ -18,7 +18,7 @@ from horizon.core.labels import FRENCH, Labels
 from horizon.core.recit import Line, Recit
 from horizon.core.sections import sections_of
 from horizon.core.summarizer import TRUNCATION, Condensed, Folded
-from horizon.core.text import ELLIPSIS, flat_cut, flatten
+from horizon.core.text import ELLIPSIS, ends_cut, flat_cut, flatten
 
 LEVEL = TRUNCATION
 __all__ = ["LEVEL", "Truncation"]
@@ -32,12 +32,17 @@ class Truncation:
         self.labels = labels
 
     def condense(self, exchange: Item) -> Condensed:
-        return self.condense_answer(exchange.answer)
+        return self.condense_answer(exchange.answer, failed=exchange.ok is False)
 
-    def condense_answer(self, answer: str, printable: bool | None = None) -> Condensed:
+    def condense_answer(self, answer: str, printable: bool | None = None,
+                        failed: bool = False) -> Condensed:
         """`condense` of an exchange with this answer (`printable`: whether it is, when
-        the caller already looked)."""
+        the caller already looked). A failed call keeps its output's ends: its verdict is
+        at the tail."""
         limit = self.ligne_max
+        if failed:
+            text = ends_cut(answer, limit)
+            return Condensed(text, LEVEL, whole=flatten(answer) == text)
         if printable is None:
             printable = answer.isprintable()
         if len(answer) <= limit * 4 + 64 and printable and "  " not in answer:

@@ -186,8 +186,12 @@ def enter_condense(zones: Zones, leaving: list[Item], ctx: Context, changes: Cha
         changes.evicted.append(item.seq)
         if models and item.source == TRUNCATION:
             changes.to_condense.append(original)
-    if zones.condense_chars > ctx.settings.budget_condense:
-        fold_if_over(zones, ctx, changes)
+    settings = ctx.settings
+    if zones.condense_chars > settings.budget_condense or (
+            settings.plancher_phare == "condense"
+            and zones.condense_chars > settings.budget_condense // 2
+            and any(item.lighthouse for item in leaving)):
+        fold_if_over(zones, ctx, changes)  # over budget, or lighthouses maybe over half
 
 
 def has_aged(zones: Zones, settings: HorizonSettings, now: float) -> bool:
@@ -258,7 +262,7 @@ def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -
         deferred.hold(item.seq, item.answer)  # read if it stays long enough
     summarizer = ctx.summarizer
     if isinstance(summarizer, Truncation):
-        condensed = summarizer.condense_answer(item.answer, printable)
+        condensed = summarizer.condense_answer(item.answer, printable, item.ok is False)
     else:
         condensed = summarizer.condense(item)
     item.answer = condensed.text
