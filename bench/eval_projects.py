@@ -1,9 +1,10 @@
 """The projects the eval's generated sessions work on (bench/memory.py): one per seed.
 
 Each project is a real-looking repository: its files, the commands a coding agent runs on
-it (tests of one file or package, the whole suite, linters, builds, and commands that fail
-for reasons outside the code), its tickets, and the choices the agent settles. Tools speak
-English whatever the session's language; what people say is given in French and English.
+it (tests of one file or package, the whole suite, linters, builds, wrappers that run other
+commands with the build file that says so, and commands that fail for reasons outside the
+code), its tickets, and the choices the agent settles. Tools speak English whatever the
+session's language; what people say is given in French and English.
 """
 
 from __future__ import annotations
@@ -34,6 +35,20 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Wrapper:
+    """A command that runs others (a make target, a just recipe, an npm script, a smoke
+    script): its success fixes the failures of the commands it runs. `runs` are those
+    commands as the agent runs them alone; `file` is the build file that says so, and
+    `recipe` the lines of it that do (what the wrapper echoes when it runs)."""
+
+    command: str
+    runs: tuple[str, ...]
+    file: str
+    recipe: tuple[str, ...]
+    text: str  # the build file as a Read shows it
+
+
+@dataclass(frozen=True)
 class Project:
     key: str
     bee: str
@@ -54,7 +69,32 @@ class Project:
     titles: dict[str, tuple[str, ...]]  # at least 6 per language
     choices: tuple[Choice, ...]
     history: tuple[str, ...]  # old commit subjects, {old} = a ticket never worked on here
+    wrappers: tuple[Wrapper, ...]  # at least two: commands fixed by another command
     branch: str = "main"
+
+
+# Build files that hold two wrappers each: what a Read of them shows.
+BILLING_MAKEFILE = (
+    ".PHONY: lint test manifests-check run\n\nlint:\n\truff check src tests\n\t"
+    "mypy src/billing\n\ntest:\n\tpytest -q\n\nmanifests-check:\n\tkubeconform "
+    "-strict -summary deploy/k8s/\n\nrun:\n\tuvicorn billing.api.app:app --reload\n")
+
+CLI_MAKEFILE = (
+    "GO ?= go\n\n.PHONY: build lint test release-check\n\nbuild:\n\t$(GO) build -o "
+    "bin/tide ./cmd/tide\n\nlint:\n\t$(GO) vet ./...\n\tgolangci-lint run ./...\n\n"
+    "test:\n\t$(GO) test -race ./...\n\nrelease-check:\n\tgoreleaser check\n")
+
+SITE_PACKAGE_JSON = (
+    '{\n  "name": "quire",\n  "version": "0.8.0",\n  "type": "module",\n  "scripts": '
+    '{\n    "build": "tsc --noEmit && node scripts/build.mjs",\n    "lint": "eslint '
+    'src",\n    "test": "vitest run",\n    "dev": "node scripts/dev.mjs"\n  },\n  '
+    '"devDependencies": {\n    "eslint": "^9.9.0",\n    "typescript": "^5.5.4",\n'
+    '    "vitest": "^2.0.5"\n  }\n}\n')
+
+MOBILE_MAKEFILE = (
+    ".PHONY: lint manifests-check run\n\nlint:\n\t./gradlew ktlintCheck detekt\n\n"
+    "manifests-check:\n\tkubeconform -strict -summary manifests/\n\nrun:\n\t"
+    "./gradlew run\n")
 
 
 WEATHER = Project(
@@ -111,10 +151,28 @@ WEATHER = Project(
                 "fr": "toutes les autres crates ici l'utilisent"},
                {"en": "its time zone handling is right across DST",
                 "fr": "sa gestion des fuseaux est juste au changement d'heure"}),
+        Choice({"en": "the log format", "fr": "le format des journaux"}, "journald", "logfmt",
+               {"en": "the Pi already ships everything to journald",
+                "fr": "le Pi envoie déjà tout à journald"},
+               {"en": "the club's Loki only parses logfmt",
+                "fr": "le Loki du club ne lit que du logfmt"}),
     ),
     history=("wx: read the anemometer at 4 Hz", "{old}: log serial frames that fail the CRC",
              "Merge pull request #{num} from club/pi-image", "storage: vacuum the db weekly",
              "{old}: document the wiring of the rain gauge", "ci: cache the cargo registry"),
+    wrappers=(
+        Wrapper("just lint", ("cargo clippy -- -D warnings", "cargo fmt --check"), "justfile",
+                ("cargo clippy -- -D warnings", "cargo fmt --check"),
+                "set dotenv-load\n\ndefault:\n    @just --list\n\nlint:\n    cargo clippy -- "
+                "-D warnings\n    cargo fmt --check\n\ntest:\n    cargo test --workspace\n\n"
+                "deploy host=\"wx-station.local\":\n    scp target/armv7-unknown-linux-gnueabihf/"
+                "release/wxd pi@{{host}}:/tmp/wxd\n"),
+        Wrapper("scripts/smoke.sh", ("nslookup wx-station.local",), "scripts/smoke.sh",
+                ("nslookup wx-station.local", "curl -fsS http://wx-station.local:8080/healthz"),
+                "#!/usr/bin/env bash\n# Smoke test of a deployed station: name, then health.\n"
+                "set -euxo pipefail\nHOST=${1:-wx-station.local}\nnslookup \"$HOST\"\ncurl -fsS "
+                "\"http://$HOST:8080/healthz\"\necho \"smoke: ok\"\n"),
+    ),
 )
 
 BILLING = Project(
@@ -179,10 +237,23 @@ BILLING = Project(
                {"en": "the ops team already runs it", "fr": "l'équipe ops le fait déjà tourner"},
                {"en": "fewer moving parts for two queues",
                 "fr": "moins de pièces mobiles pour deux files"}),
+        Choice({"en": "the PDF archive", "fr": "l'archive des PDF"}, "S3", "GCS",
+               {"en": "the rest of the platform is on AWS",
+                "fr": "le reste de la plateforme est chez AWS"},
+               {"en": "finance's retention policy is set up on GCS",
+                "fr": "la politique de rétention de la compta est sur GCS"}),
     ),
     history=("{old}: round VAT per line, not per invoice", "Merge pull request #{num} from "
              "acme/dependabot/pip/sqlalchemy-2.0.31", "docs: explain credit notes",
              "{old}: stop retrying declined cards", "chore: bump ruff"),
+    wrappers=(
+        Wrapper("make lint", ("ruff check src tests", "mypy src/billing"), "Makefile",
+                ("ruff check src tests", "mypy src/billing"),
+                BILLING_MAKEFILE),
+        Wrapper("make manifests-check", ("kubeconform -strict deploy/k8s/",), "Makefile",
+                ("kubeconform -strict -summary deploy/k8s/",),
+                BILLING_MAKEFILE),
+    ),
 )
 
 CLI = Project(
@@ -243,10 +314,23 @@ CLI = Project(
                {"en": "it is fast on large libraries", "fr": "rapide sur les grosses photothèques"},
                {"en": "users compare the digests with other tools",
                 "fr": "les utilisateurs comparent les empreintes avec d'autres outils"}),
+        Choice({"en": "release packaging", "fr": "l'empaquetage des versions"}, "goreleaser",
+               "nfpm",
+               {"en": "it builds the archives and the Homebrew formula in one go",
+                "fr": "il fait les archives et la formule Homebrew d'un coup"},
+               {"en": "the distro maintainers only want .deb and .rpm files",
+                "fr": "les mainteneurs des distributions ne veulent que des .deb et des .rpm"}),
     ),
     history=("Merge pull request #{num} from acme/goreleaser-v2", "{old}: read HEIC dates",
              "exif: guard against truncated APP1 segments", "{old}: keep sidecar files with "
              "their photo", "ci: test on macOS too"),
+    wrappers=(
+        Wrapper("make lint", ("go vet ./...", "golangci-lint run"), "Makefile",
+                ("go vet ./...", "golangci-lint run ./..."),
+                CLI_MAKEFILE),
+        Wrapper("make release-check", ("goreleaser check",), "Makefile", ("goreleaser check",),
+                CLI_MAKEFILE),
+    ),
 )
 
 SITE = Project(
@@ -307,10 +391,23 @@ SITE = Project(
                {"en": "it is the fastest on Linux", "fr": "c'est le plus rapide sous Linux"},
                {"en": "no native binary to install on the CI runners",
                 "fr": "pas de binaire natif à installer sur la CI"}),
+        Choice({"en": "the docs hosting", "fr": "l'hébergement de la doc"}, "Cloudflare",
+               "Netlify",
+               {"en": "the company's DNS is already there",
+                "fr": "le DNS de l'entreprise y est déjà"},
+               {"en": "preview deploys per pull request come for free",
+                "fr": "les déploiements de prévisualisation par PR sont gratuits"}),
     ),
     history=("{old}: keep trailing slashes in permalinks", "Merge pull request #{num} from "
              "docs/handbook-nav", "feat: syntax highlighting with shiki", "{old}: ignore "
              "drafts in the sitemap", "chore(deps): bump vite"),
+    wrappers=(
+        Wrapper("npm run build", ("npx tsc --noEmit",), "package.json",
+                ("tsc --noEmit && node scripts/build.mjs",),
+                SITE_PACKAGE_JSON),
+        Wrapper("npm run lint", ("npx eslint src",), "package.json", ("eslint src",),
+                SITE_PACKAGE_JSON),
+    ),
 )
 
 PIPELINE = Project(
@@ -374,10 +471,27 @@ PIPELINE = Project(
                {"en": "the platform team hosts it", "fr": "l'équipe plateforme l'héberge"},
                {"en": "assets match how we think about daily partitions",
                 "fr": "les assets collent à nos partitions journalières"}),
+        Choice({"en": "reloading a partition", "fr": "le rechargement d'une partition"},
+               "OVERWRITE", "MERGE",
+               {"en": "a reload replaces the whole day in one statement",
+                "fr": "un rechargement remplace toute la journée en une requête"},
+               {"en": "late readings from the agencies must survive a reload",
+                "fr": "les relevés tardifs des agences doivent survivre au rechargement"}),
     ),
     history=("{old}: accept gauges without altitude", "Merge pull request #{num} from "
              "data/vigicrues-v2", "quality: report stale stations", "{old}: partition by "
              "agency and day", "ci: pin pyarrow"),
+    wrappers=(
+        Wrapper("make lint", ("ruff check riverflow dags", "tflint"), "Makefile",
+                ("ruff check riverflow dags", "cd infra && tflint --recursive"),
+                ".PHONY: lint test smoke\n\nlint:\n\truff check riverflow dags\n\tcd infra && "
+                "tflint --recursive\n\ntest:\n\tpytest -q\n\nsmoke:\n\tscripts/smoke.sh\n"),
+        Wrapper("scripts/smoke.sh", ("nslookup warehouse.internal",), "scripts/smoke.sh",
+                ("nslookup warehouse.internal", "psql \"$WAREHOUSE_URL\" -c 'select 1'"),
+                "#!/usr/bin/env bash\n# Can the workers reach the warehouse? Run before a "
+                "backfill.\nset -euxo pipefail\nnslookup warehouse.internal\npsql "
+                "\"$WAREHOUSE_URL\" -c 'select 1'\necho \"smoke: ok\"\n"),
+    ),
 )
 
 MOBILE = Project(
@@ -441,10 +555,24 @@ MOBILE = Project(
                {"en": "it is Kotlin all the way", "fr": "c'est du Kotlin de bout en bout"},
                {"en": "the seat-hold queries need window functions",
                 "fr": "les requêtes de réservation ont besoin de fonctions de fenêtre"}),
+        Choice({"en": "the rate limiter", "fr": "la limitation de débit"}, "Bucket4j",
+               "Resilience4j",
+               {"en": "it keeps the buckets in Redis with the sessions",
+                "fr": "il garde les seaux dans Redis avec les sessions"},
+               {"en": "we already use its circuit breaker around payments",
+                "fr": "on utilise déjà son disjoncteur autour des paiements"}),
     ),
     history=("{old}: index trips by departure time", "Merge pull request #{num} from "
              "acme/ktor-3", "payments: idempotency keys on capture", "{old}: log push "
              "failures with the device id", "build: Gradle 8.10"),
+    wrappers=(
+        Wrapper("make lint", ("./gradlew ktlintCheck", "./gradlew detekt"), "Makefile",
+                ("./gradlew ktlintCheck detekt",),
+                MOBILE_MAKEFILE),
+        Wrapper("make manifests-check", ("kubeconform -strict manifests/",), "Makefile",
+                ("kubeconform -strict -summary manifests/",),
+                MOBILE_MAKEFILE),
+    ),
 )
 
 PROJECTS: tuple[Project, ...] = (WEATHER, BILLING, CLI, SITE, PIPELINE, MOBILE)
