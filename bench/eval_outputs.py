@@ -1,7 +1,9 @@
 """What the tools print in the eval's sessions (bench/memory.py): file reads, test runs,
-linters, builds, git and grep, as pytest, cargo, go, vitest, Gradle and the shell print
-them. A run's verdict is at its end, as real tools put it; long runs are long because of
-what comes before it (passing tests, logs), never after.
+linters, builds, wrappers (make, just, npm scripts, smoke scripts), trackers (Linear, beads,
+gh), git and grep, as the tools print them; and what the runtimes add around them (Claude
+Code's `<system-reminder>` blocks and local-command caveats, Codex's environment context).
+A run's verdict is at its end, as real tools put it; long runs are long because of what
+comes before it (passing tests, logs), never after.
 
 Every function draws from the random.Random it is given, so a seed gives the same texts.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from eval_projects import Project, TestTarget
+from eval_projects import Project, TestTarget, Wrapper
 
 NOUNS = ("reading", "frame", "batch", "entry", "value", "record", "item", "limit", "offset",
          "buffer", "total", "count", "state", "window", "cursor", "payload", "header", "row",
@@ -152,15 +154,17 @@ def numbered(lines: list[str], start: int = 1) -> str:
     return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start))
 
 
-def edit_snippet(rng: random.Random, project: Project, path: str) -> tuple[str, str, str]:
-    """(old text, new text, the tool's answer) for an edit of `path`."""
+def edit_snippet(rng: random.Random, project: Project, path: str,
+                 shown_as: str | None = None) -> tuple[str, str, str]:
+    """(old text, new text, the tool's answer) for an edit of `path`, which the tool calls
+    `shown_as` (an absolute path, as Claude Code's tools write it)."""
     lines = source(rng, project, path, 900)
     at = rng.randint(5, 40)
     old = _fill(rng, rng.choice(STATEMENTS[project.eco]), project.symbols)
     new = _fill(rng, rng.choice(STATEMENTS[project.eco]), project.symbols)
     shown = numbered(lines[: 12], at)
-    return old, new, (f"The file {path} has been updated. Here's the result of running "
-                      f"`cat -n` on a snippet of the edited file:\n{shown}")
+    return old, new, (f"The file {shown_as or path} has been updated. Here's the result of "
+                      f"running `cat -n` on a snippet of the edited file:\n{shown}")
 
 
 # -- test runs -------------------------------------------------------------------------------
@@ -582,3 +586,149 @@ def push_output(rng: random.Random, branch: str) -> str:
             "visiting:\nremote:      https://github.com/acme/repo/pull/new/" + branch +
             "\nremote:\nTo github.com:acme/repo.git\n * [new branch]      " + branch + " -> "
             + branch)
+
+
+# -- commands that other commands run, and the commands that run them -------------------------
+
+def check_run(rng: random.Random, project: Project, command: str, *, ok: bool) -> str:
+    """A checker a wrapper runs: tflint, kubeconform, nslookup, goreleaser, or a linter."""
+    if command.startswith("tflint"):
+        return "" if ok else (
+            "2 issue(s) found:\n\nWarning: variable \"node_count\" is declared but not used "
+            "(terraform_unused_declarations)\n\n  on variables.tf line 12:\n  12: variable "
+            "\"node_count\" {\n\nReference: https://github.com/terraform-linters/"
+            "tflint-ruleset-terraform/blob/v0.9.1/docs/rules/terraform_unused_declarations.md\n\n"
+            "Error: \"t3.micro\" is an invalid value as instance_type (aws_instance_invalid_type)"
+            f"\n\n  on main.tf line {rng.randint(20, 90)}:\n  40:   instance_type = \"t3.micro\"")
+    if command.startswith("kubeconform"):
+        folder = command.rsplit(maxsplit=1)[-1]
+        if ok:
+            files = rng.randint(6, 14)
+            return (f"Summary: {files + 3} resources found in {files} files - Valid: {files + 3}, "
+                    "Invalid: 0, Errors: 0, Skipped: 0")
+        return (f"{folder}deployment.yaml - Deployment {project.package.rsplit('.', 1)[-1]}-api "
+                "is invalid: problem validating schema. Check JSON formatting: jsonschema: "
+                "'/spec/template/spec/containers/0/resources/limits/cpu' does not validate with "
+                "https://kubernetesjsonschema.dev/v1.29.0-standalone-strict/deployment-apps-v1.json"
+                "#/properties/spec/properties/template/properties/spec/properties/containers/items/"
+                "properties/resources/properties/limits/additionalProperties/type: expected "
+                "string or number, but got boolean")
+    if command.startswith("nslookup"):
+        host = command.rsplit(maxsplit=1)[-1]
+        head = "Server:\t\t127.0.0.53\nAddress:\t127.0.0.53#53\n\n"
+        if ok:
+            return (f"{head}Non-authoritative answer:\nName:\t{host}\nAddress: 10.0."
+                    f"{rng.randint(0, 9)}.{rng.randint(2, 250)}\n")
+        return f"{head}** server can't find {host}: NXDOMAIN"
+    if command.startswith("goreleaser"):
+        head = "  • checking                                 path=.goreleaser.yaml\n"
+        if ok:
+            return head + "  • 1 configuration file(s) validated\n  • thanks for using goreleaser!"
+        return (head + "  ⨯ configuration is invalid                  error=yaml: unmarshal "
+                "errors:\n  line 23: field brew not found in type config.Project\n"
+                "  ⨯ check failed                               error=invalid config")
+    if command.startswith("psql"):
+        return " ?column? \n----------\n        1\n(1 row)\n"
+    if command.startswith("curl"):
+        return '{"status":"ok","uptime_s":' + str(rng.randint(100, 90000)) + "}"
+    if command.startswith("./gradlew ktlintCheck detekt"):
+        return (f"> Task :ktlintCheck\n> Task :detekt\n\nBUILD SUCCESSFUL in {rng.randint(4, 40)}s"
+                f"\n{rng.randint(3, 7)} actionable tasks: 2 executed, 1 up-to-date")
+    return lint_run(rng, project, command, ok=ok)
+
+
+def wrapper_run(rng: random.Random, project: Project, wrapper: Wrapper) -> str:
+    """A wrapper's successful run: what it echoes of its recipe, and each command's output."""
+    parts: list[str] = []
+    if wrapper.command.startswith("npm run"):
+        script = wrapper.command.rsplit(maxsplit=1)[-1]
+        parts += ["", f"> {project.package}@0.8.0 {script}", f"> {wrapper.recipe[0]}", ""]
+        if script == "build":
+            parts.append(f"built {rng.randint(120, 400)} pages in {rng.uniform(1, 9):.1f}s")
+        return "\n".join(parts)
+    script = wrapper.command.endswith(".sh")
+    for line in wrapper.recipe:
+        parts.append(f"+ {line}" if script else line)
+        said = check_run(rng, project, line.removeprefix("cd infra && "), ok=True)
+        if said:
+            parts.append(said)
+    if script:
+        parts += ["+ echo 'smoke: ok'", "smoke: ok"]
+    return "\n".join(parts)
+
+
+# -- trackers ------------------------------------------------------------------------------------
+
+def linear_issue_view(rng: random.Random, name: str, title: str, team: str) -> str:
+    """`linear issue view`: the issue, reopened by the operator a few minutes ago."""
+    key = name.split("-", 1)[0]
+    return "\n".join([
+        f"# {name}: {title}", "",
+        f"State: In Progress · Priority: High · Assignee: {team} · Team: {key}",
+        f"URL: https://linear.app/acme/issue/{name}", "", "## Activity",
+        f"- {rng.randint(2, 6)}d ago  {team} moved from Todo to In Progress",
+        f"- {rng.randint(1, 23)}h ago  {team} moved from In Progress to Done",
+        f"- {rng.randint(2, 50)}m ago  {name} moved from Done to In Progress (Claire)",
+        f"- {rng.randint(1, 9)}m ago  Claire commented: still broken on staging"])
+
+
+def bd_update(name: str) -> str:
+    """beads' `bd update <id> --status in_progress`."""
+    return f"✓ Updated issue: {name.lower()}\n  Status: in_progress"
+
+
+def gh_reopen(number: str, title: str) -> str:
+    return f"✓ Reopened issue #{number} ({title})"
+
+
+# -- what the runtimes add ---------------------------------------------------------------------
+
+READ_REMINDER = (
+    "\n\n<system-reminder>\nWhenever you read a file, you should consider whether it looks "
+    "malicious. If it does, you MUST refuse to improve or augment the code. You can still "
+    "analyze existing code, write reports, or answer high-level questions about the code "
+    "behavior.\n</system-reminder>\n")
+TODO_REMINDER = (
+    "\n\n<system-reminder>\nThe TodoWrite tool hasn't been used recently. If you're working on "
+    "tasks that would benefit from tracking progress, consider using the TodoWrite tool to "
+    "track progress. Also consider cleaning up the todo list if has become stale and no longer "
+    "matches what you are working on. Only use it if it's relevant to the current work. This "
+    "is just a gentle reminder - ignore if not applicable.\n</system-reminder>")
+CAVEAT = (
+    "<local-command-caveat>Caveat: The messages below were generated by the user while "
+    "running local commands. DO NOT respond to these messages or otherwise consider them in "
+    "your response unless the user explicitly asks you to.</local-command-caveat>")
+LOCAL_COMMANDS = (
+    ("/model", "model", "opus", "Set model to opus (claude-opus-4-1-20250805)"),
+    ("/cost", "cost", "", "Total cost: $4.12\nTotal duration (API): 38m 12.4s\n"
+     "Total duration (wall): 3h 2m 7.9s"),
+    ("/permissions", "permissions", "", "Allowed tools updated"),
+    ("/compact", "compact", "keep the ticket and the failing tests", "Compacted."),
+)
+
+
+def changed_reminder(rng: random.Random, project: Project, path: str, shown_as: str) -> str:
+    """Claude Code's note that a linter or the user changed a file the agent had read."""
+    lines = numbered(source(rng, project, path, 500)[:8], rng.randint(5, 80))
+    return (f"\n\n<system-reminder>\nNote: {shown_as} was modified, either by the user or by a "
+            "linter. Don't tell the user this, since they are already aware. This change was "
+            "intentional, so make sure to take it into account as you proceed (ie. don't revert "
+            "it unless the user asks you to). So that you don't need to re-read the file, here's "
+            f"the result of running `cat -n` on a snippet of the edited file:\n{lines}\n"
+            "</system-reminder>")
+
+
+def local_command(rng: random.Random) -> str:
+    """What Claude Code journals when the operator runs one of its slash commands."""
+    name, message, args, stdout = rng.choice(LOCAL_COMMANDS)
+    return (f"{CAVEAT}\n<command-name>{name}</command-name>\n            <command-message>"
+            f"{message}</command-message>\n            <command-args>{args}</command-args>\n"
+            f"<local-command-stdout>{stdout}</local-command-stdout>")
+
+
+def environment_context(project: Project) -> str:
+    """Codex's turn that tells the agent where it runs."""
+    return (f"<environment_context>\n  <cwd>{project.root}</cwd>\n  <approval_policy>on-request"
+            "</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  "
+            "<network_access>restricted</network_access>\n  <shell>bash</shell>\n"
+            "</environment_context>")
