@@ -4,10 +4,15 @@ An operator and a coding agent, written the way they talk: several phrasings for
 of fact, with the key words in different places, and not one of them taken from horizon.
 The session generator (eval_session.py) draws from these pools at random for each seed.
 
-Rules are parallel lists (the same index means the same rule in both languages) so that a
-seed tells one story in two languages; every other pool is drawn from freely. Placeholders:
-{t} and {u} tickets, {title}, {reason}, {version}, {branch}, {action}, {choice}, {old}, {new},
-{subject}, {why}, {src}, {doc}, {symbol}, {cmd}, {name}, {suite}, {lint}, {docs}, {prefix}.
+Rules and their topics are parallel lists (the same index means the same rule in both
+languages) so that a seed tells one story in two languages; every other pool is drawn from
+freely. Placeholders: {t} and {u} tickets, {title}, {reason}, {version}, {branch}, {action},
+{choice}, {old}, {new}, {a}, {b}, {why_a}, {why_b}, {subject}, {why}, {src}, {doc},
+{symbol}, {cmd}, {name}, {suite}, {lint}, {docs}, {prefix}, {topic}, {pr}, {reason_cap}.
+
+Chatter (what an operator types between real instructions: "ok", "lgtm", "vas-y") and the
+runtime's nudges ("Continue from where you left off.") are kept apart: no chatter line is
+a nudge, so a probe can tell which one a view shows.
 """
 
 from __future__ import annotations
@@ -28,6 +33,15 @@ class Words:
     request: tuple[str, ...]  # the next thing to do: {action}
     what_next: tuple[str, ...]
     status: tuple[str, ...]
+    chatter: tuple[str, ...]  # acknowledges, approves or nudges; says nothing new: {pr}
+    approve: tuple[str, ...]  # a yes to the bee's offer
+    settle: tuple[str, ...]  # picks one of the options the bee asked about: {choice}
+    operator_reverse: tuple[str, ...]  # overrules the bee's decision: {old}, {new}, {subject}
+    rule_topics: tuple[str, ...]  # parallel to rules: what a withdrawal calls the rule
+    withdraw: tuple[str, ...]  # a rule withdrawn: {topic}
+    reopen: tuple[str, ...]  # a closed ticket back in progress: {t}, {reason}
+    # The runtime.
+    nudges: tuple[str, ...]  # an orchestrator's turn when the bee stopped
     # The bee.
     ack_rule: tuple[str, ...]
     ack_repeat: tuple[str, ...]
@@ -51,6 +65,16 @@ class Words:
     block_reasons: tuple[str, ...]
     open_reasons: tuple[str, ...]  # why a ticket is not closed yet
     runtime_prompts: tuple[str, ...]  # what the runtime's scheduler says between turns
+    ack_chatter: tuple[str, ...]
+    ask_choice: tuple[str, ...]  # the bee asks the operator to pick: {a}, {b}, {subject}
+    ack_settle: tuple[str, ...]  # {choice}
+    ack_operator_reverse: tuple[str, ...]  # {old}, {new}
+    ack_withdraw: tuple[str, ...]
+    propose: tuple[str, ...]  # the bee offers to apply a change: {src}
+    bee_reopen: tuple[str, ...]  # {t}, {reason}
+    ack_reopen: tuple[str, ...]
+    reopen_reasons: tuple[str, ...]
+    wrapper_note: tuple[str, ...]  # after a wrapper passed: {cmd}
 
 
 EN = Words(
@@ -105,6 +129,11 @@ EN = Words(
         "Please take {t} next ({title}).",
         "I've assigned you {t}: {title}.",
         "Start on {t} when you can. Users report that {title}.",
+        "please take {t}",
+        "can you pick up {t} next",
+        "{t} next, please.",
+        "grab {t} when you're free",
+        "take {t} after this one",
     ),
     park=(
         "{t} can wait. Park it and take {u} first: {title}.",
@@ -148,6 +177,39 @@ EN = Words(
                "And after that?"),
     status=("How's {t} going?", "Any news on {t}?", "Is {t} close?", "Where are we with {t}?",
             "Is CI happy with {t}?"),
+    chatter=("ok", "ok, keep going", "go on", "lgtm", "LGTM 👍", "yep", "sounds good",
+             "nice", "great, carry on", "perfect", "thanks", "cool", "ok thanks", "👍",
+             "fine by me", "looks good to me", "alright, next", "good catch", "k",
+             "Applied #{pr}, looks good", "just tried #{pr} locally, works",
+             "ok, that's what I'd have done", "yes, that's it"),
+    approve=("yes, apply it", "go ahead", "do it", "yes please", "sure, apply it", "ok, apply",
+             "yep, go for it", "Fine, apply it."),
+    settle=("Fine, {choice} it is.", "{choice}.", "Go with {choice}.", "{choice}, please.",
+            "Let's do {choice}.", "{choice}, less risky.", "ok {choice}", "Hmm, {choice} I think."),
+    operator_reverse=("No, use {new} instead.", "Actually let's keep {new}.",
+                      "Hmm, no: {new}, not {old}.", "I'd rather we go with {new} for {subject}.",
+                      "Not {old}. {new}, please.", "Let's switch {subject} to {new} after all.",
+                      "Change of mind on {subject}: {new}.", "no, {new}"),
+    rule_topics=("pushing to {branch}", "running the linter before each commit",
+                 "the migrations and deploy scripts", "flaky tests", "commit messages",
+                 "updating {docs}", "new dependencies", "small pull requests",
+                 "running the whole suite", "secrets", "asking before deleting",
+                 "writing the regression test first"),
+    withdraw=("Forget the rule about {topic}, it doesn't matter anymore.",
+              "You can drop the rule on {topic} from now on.",
+              "Scrap what I said about {topic}.",
+              "The rule on {topic} is lifted, ignore it from now on.",
+              "No need to follow my rule about {topic} anymore.",
+              "About {topic}: forget that rule, we changed how we work."),
+    reopen=("reopening {t}: {reason}.", "{t} is back to in progress, {reason}.",
+            "FYI {t} moved from Done to In Progress: {reason}.",
+            "I had to reopen {t}, {reason}.",
+            "{t} is not done after all, {reason}; reopened it.",
+            "Reopened {t}. {reason_cap}."),
+    nudges=("Continue with the task.", "Continue from where you left off.",
+            "Please continue with the current task.", "Resume the task you were working on.",
+            "You were interrupted. Continue from where you left off.",
+            "Continue working on the current ticket."),
     ack_rule=("Understood.", "Noted; that's how I've been working.", "Got it.", "OK, noted.",
               "Makes sense, noted.", "Understood, nothing I've done so far goes against it."),
     ack_repeat=("Yes, still following it.", "Still the case, no worries.",
@@ -221,6 +283,7 @@ EN = Words(
         "{t} isn't finished, {reason}.",
     ),
     decide=(
+        "I'll use {choice} for {subject}: {why}.",
         "Decision: {choice} for {subject}, {why}.",
         "Settled: we go with {choice} for {subject}, since {why}.",
         "I've decided on {choice} for {subject}: {why}.",
@@ -264,6 +327,31 @@ EN = Words(
                   "the fix only covers half of the cases", "QA found a regression on staging",
                   "the pipeline on main is red"),
     runtime_prompts=("", "Continue.", "Keep going.", "Go on with the current task."),
+    ack_chatter=("Continuing.", "On it.", "Thanks.", "Carrying on.", "OK.", "Will do."),
+    ask_choice=("For {subject}: {a} or {b}? {a} because {why_a}; {b} because {why_b}.",
+                "Quick question before I go on: {a} or {b} for {subject}?",
+                "{a} or {b}? That's the open point on {subject}.",
+                "I need a call on {subject}: {a} ({why_a}) or {b} ({why_b})?",
+                "Which one do you want for {subject}, {a} or {b}?"),
+    ack_settle=("OK.", "On it.", "Right, doing that.", "Understood.", "{choice} then.",
+                "Good, going that way."),
+    ack_operator_reverse=("OK, switching to {new}.", "Right, {new} then.",
+                          "Understood, changing it.", "OK.",
+                          "Fair enough, undoing the {old} part."),
+    ack_withdraw=("OK, dropping it.", "Noted, I'll stop doing that.", "Understood.",
+                  "Good to know, thanks."),
+    propose=("The same bug is in {src}. Want me to apply the fix there too?",
+             "I can apply this patch to {src} as well. Shall I?",
+             "Should I apply the change to {src} now?",
+             "{src} has the same pattern. Apply the fix there?"),
+    bee_reopen=("Reopening {t}: {reason}.", "{t} goes back to in progress, {reason}.",
+                "{t} has to be reopened: {reason}."),
+    ack_reopen=("OK, back on it.", "On it.", "Right, looking again.", "Understood."),
+    reopen_reasons=("the fix breaks on staging", "QA found another case",
+                    "the bug is back in production", "the customer still sees it",
+                    "the nightly run failed again"),
+    wrapper_note=("{cmd} passes.", "{cmd} is green now.", "Clean: {cmd} went through.",
+                  "{cmd} is happy."),
 )
 
 FR = Words(
@@ -319,6 +407,11 @@ FR = Words(
         "Prends {t} ensuite ({title}).",
         "Je t'ai assigné {t} : {title}.",
         "Attaque {t} dès que tu peux. Les utilisateurs signalent que {title}.",
+        "prends {t} stp",
+        "tu peux prendre {t} ensuite ?",
+        "{t} ensuite, stp.",
+        "attaque {t} après ça",
+        "tu enchaînes sur {t} ?",
     ),
     park=(
         "{t} peut attendre. Mets-le de côté et prends {u} d'abord : {title}.",
@@ -362,6 +455,41 @@ FR = Words(
                "Tu en es où ?", "Et après ?"),
     status=("Ça avance, {t} ?", "Des nouvelles de {t} ?", "{t}, c'est bientôt bon ?",
             "On en est où sur {t} ?", "La CI est contente pour {t} ?"),
+    chatter=("ok", "d'accord, continue", "vas-y", "parfait", "ça marche", "nickel",
+             "top, continue", "oui", "ok merci", "super", "bien vu", "ça me va", "👍",
+             "très bien, enchaîne", "ok, on continue", "merci", "impec",
+             "J'ai appliqué #{pr}, ça a l'air bon", "testé #{pr} en local, ça marche",
+             "oui c'est ça", "d'acc"),
+    approve=("oui, applique", "vas-y", "fais-le", "oui stp", "ok, applique", "go",
+             "oui, vas-y", "D'accord, applique-le."),
+    settle=("Va pour {choice}.", "{choice}.", "Prends {choice}.", "{choice}, stp.",
+            "Partons sur {choice}.", "OK pour {choice}.", "Plutôt {choice}, je pense.",
+            "{choice}, c'est moins risqué."),
+    operator_reverse=("Non, prends plutôt {new}.", "non, garde {new}",
+                      "Finalement, on part sur {new} pour {subject}.", "Pas {old} : {new}, stp.",
+                      "Je préfère {new} pour {subject}.", "Reviens à {new} pour {subject}.",
+                      "non, {new}", "Hmm, non : {new}, pas {old}."),
+    rule_topics=("les push sur {branch}", "le lint avant chaque commit",
+                 "les migrations et les scripts de déploiement", "les tests instables",
+                 "les messages de commit", "la mise à jour de {docs}",
+                 "les nouvelles dépendances", "les petites pull requests",
+                 "la suite complète", "les secrets", "les suppressions",
+                 "le test de non-régression écrit d'abord"),
+    withdraw=("tu peux oublier la règle sur {topic}.",
+              "Oublie ce que je t'ai dit sur {topic}, ça ne tient plus.",
+              "La règle sur {topic}, c'est terminé : ignore-la.",
+              "Plus besoin de suivre ma règle sur {topic}.",
+              "Laisse tomber la règle sur {topic}, on a changé de façon de faire.",
+              "Pour {topic}, oublie la règle d'avant."),
+    reopen=("je rouvre {t} : {reason}.", "{t} est repassé en cours, {reason}.",
+            "Pour info, {t} moved from Done to In Progress : {reason}.",
+            "J'ai dû rouvrir {t}, {reason}.",
+            "{t} n'est finalement pas fini, {reason} ; je l'ai rouvert.",
+            "{t} rouvert. {reason_cap}."),
+    nudges=("Reprends la tâche en cours.", "Continue là où tu t'étais arrêté.",
+            "Poursuis la tâche en cours.", "Tu as été interrompu : reprends où tu en étais.",
+            "Continue le travail sur le ticket en cours.",
+            "Reprends là où tu en étais, s'il te plaît."),
     ack_rule=("Compris.", "C'est noté ; c'est déjà comme ça que je travaille.", "D'accord, noté.",
               "OK, c'est noté.", "Bien reçu.", "Entendu, rien de ce que j'ai fait ne va contre."),
     ack_repeat=("Oui, toujours respecté.", "Toujours d'actualité, pas d'inquiétude.",
@@ -434,6 +562,7 @@ FR = Words(
         "{t} n'est pas terminé, {reason}.",
     ),
     decide=(
+        "Je vais utiliser {choice} pour {subject} : {why}.",
         "Décision : {choice} pour {subject}, {why}.",
         "C'est tranché : on part sur {choice} pour {subject}, car {why}.",
         "J'ai choisi {choice} pour {subject} : {why}.",
@@ -478,6 +607,30 @@ FR = Words(
                   "le correctif ne couvre que la moitié des cas",
                   "la QA a trouvé une régression en préprod", "la pipeline de main est rouge"),
     runtime_prompts=("", "Continue.", "Poursuis.", "Continue la tâche en cours."),
+    ack_chatter=("Je continue.", "C'est parti.", "Merci.", "Je poursuis.", "OK.", "Ça marche."),
+    ask_choice=("Pour {subject} : {a} ou {b} ? {a} parce que {why_a} ; {b} parce que {why_b}.",
+                "Petite question avant de continuer : {a} ou {b} pour {subject} ?",
+                "{a} ou {b} ? C'est le point ouvert sur {subject}.",
+                "Il me faut ton avis sur {subject} : {a} ({why_a}) ou {b} ({why_b}) ?",
+                "Tu veux lequel pour {subject}, {a} ou {b} ?"),
+    ack_settle=("D'accord.", "C'est parti.", "Entendu.", "{choice}, alors.", "Je fais ça.",
+                "Bien, je pars là-dessus."),
+    ack_operator_reverse=("D'accord, je passe à {new}.", "Entendu, ce sera {new}.",
+                          "OK, je change.", "D'accord.", "Soit, je défais la partie {old}."),
+    ack_withdraw=("D'accord, j'arrête.", "Noté, je ne le fais plus.", "Entendu.",
+                  "Bon à savoir, merci."),
+    propose=("Le même bug est dans {src}. J'applique le correctif là aussi ?",
+             "Je peux appliquer ce patch à {src} aussi. Je le fais ?",
+             "J'applique le changement à {src} maintenant ?",
+             "{src} a le même motif. J'y applique le correctif ?"),
+    bee_reopen=("Je rouvre {t} : {reason}.", "{t} repasse en cours : {reason}.",
+                "Il faut rouvrir {t} : {reason}."),
+    ack_reopen=("D'accord, j'y retourne.", "Je regarde.", "Entendu, je reprends.", "Entendu."),
+    reopen_reasons=("le correctif casse en préprod", "la QA a trouvé un autre cas",
+                    "le bug est revenu en production", "le client le voit encore",
+                    "le run de nuit a encore échoué"),
+    wrapper_note=("{cmd} passe.", "{cmd} est vert maintenant.", "Propre : {cmd} est passé.",
+                  "{cmd} ne dit plus rien."),
 )
 
 WORDS = {"en": EN, "fr": FR}
