@@ -55,11 +55,45 @@ def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
     return [decision for at, decision in enumerate(decisions) if at not in replaced]
 
 
+def work_tree(paths: Iterable[str]) -> str | None:
+    """The folder the absolute paths are the work of: the deepest one that holds three in
+    four of them and where they part (`/home/dev/proj` of `/home/dev/proj/src/a.py` and
+    `/home/dev/proj/Makefile`), or None."""
+    absolute = [path for path in paths if path.startswith("/")]
+    if len(absolute) < 2:
+        return None
+    held: dict[str, int] = {}
+    children: dict[str, set[str]] = {}
+    for path in absolute:
+        parts = path.split("/")[1:]
+        for depth in range(2, len(parts)):
+            folder = "/" + "/".join(parts[:depth])
+            held[folder] = held.get(folder, 0) + 1
+            children.setdefault(folder, set()).add(parts[depth])
+    enough = -(-len(absolute) * 3 // 4)
+    parting = [folder for folder, count in held.items()
+               if count >= enough and len(children[folder]) > 1]
+    return max(parting, key=lambda folder: (folder.count("/"), folder), default=None)
+
+
+def _relative(files: dict[str, int]) -> dict[str, int]:
+    """The paths under the work tree, relative to it: what the bee's tools name."""
+    root = work_tree(files)
+    if root is None:
+        return dict(files)
+    shown: dict[str, int] = {}
+    for path, seq in files.items():
+        relative = path[len(root) + 1:] if path.startswith(root + "/") else path
+        shown[relative] = max(seq, shown.get(relative, 0))
+    return shown
+
+
 def _files(files: dict[str, int]) -> dict[str, int]:
-    """Each file once: a bare name, or a path a longer one ends with (an absolute path and
-    the same relative one), is the newest full path that ends with it."""
-    shown = dict(files)
-    for path in sorted(files, key=len):
+    """Each file once, relative to the work tree when there is one: a bare name, or a
+    path a longer one ends with (an absolute path and the same relative one), is the
+    newest full path that ends with it."""
+    shown = _relative(files)
+    for path in sorted(shown, key=len):
         if path not in shown:
             continue
         longer = [known for known in shown if known != path and known.endswith("/" + path)]
