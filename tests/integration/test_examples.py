@@ -760,7 +760,7 @@ def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
     path = hive / "horizon" / BEE / "state.json"
     previous = json.loads(path.read_bytes())
     assert previous["zones"]["recit"]["facts"]["files"], "the files worked on are recorded"
-    previous["format"] = 6
+    previous["format"] = STATE_FORMAT - 1
     previous["zones"]["recit"]["facts"] = {
         "files": [{"seq": seq, "index": index, "text": name, "key": name, "paths": []}
                   for index, (name, seq) in enumerate(
@@ -771,7 +771,7 @@ def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
     assert load_state(hive, BEE) is None
     again = engine_pass(hive)
     assert again.rebuilt
-    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 7
+    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 8
     assert msgspec.to_builtins(again.state) == msgspec.to_builtins(current.state)
 
 

@@ -26,8 +26,9 @@ from horizon.hive.layout import (
 # that made the state kept with it; 4: the récit keeps the facts its rules learnt and
 # every quote's seqs (ADR 0008); 5: condensed entries keep the signals read from their
 # whole text; 6: the quotes' seqs as arrays; 7: the récit's per-key records and the
-# entries' `ok` and `files` (ADR 0008). An older state is rebuilt.
-STATE_FORMAT = 7
+# entries' `ok` and `files` (ADR 0008); 8: a failed call's heading and condensed answer,
+# quotes without chatter nor runtime noise. An older state is rebuilt.
+STATE_FORMAT = 8
 
 
 class StateTooNew(HiveError):
