@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from horizon.hive.lock import HiveLock
+from horizon.hive.store import STATE_FORMAT
 
 HORIZON = shutil.which("horizon") or str(Path(sys.executable).parent / "horizon")
 NOW = datetime(2026, 7, 10, 12, 0, tzinfo=UTC).timestamp()
@@ -248,7 +249,7 @@ def test_rebuild_writes_handoff_and_state(tmp_path: Path, run: Run) -> None:
     text = handoff(hive)
     assert text.startswith(f"<!-- horizon format=1 bee={BEE} mode=horizon up_to=4 ")
     state = json.loads((hive / "horizon" / BEE / "state.json").read_text(encoding="utf-8"))
-    assert state["format"] == 7
+    assert state["format"] == STATE_FORMAT
     assert state["bee"] == BEE
     assert state["checkpoint"]["seq"] == 4
     journal = hive / "window" / f"{BEE}-messages.jsonl"

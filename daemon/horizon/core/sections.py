@@ -13,6 +13,7 @@ from horizon.core.records import Decision, Facts, Stated
 from horizon.core.text import cut, flatten
 
 ERROR_LINE_CHARS = 160
+ERROR_COMMAND_CHARS = 100  # of an Errors line, what its command may take
 
 
 def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple[Line, ...]]:
@@ -109,13 +110,14 @@ def _files(files: dict[str, int]) -> dict[str, int]:
 
 
 def _errors(facts: Facts, colon: str, width: int) -> Iterable[tuple[int, str]]:
+    # A long command (a commit with its message) leaves room for what failed.
     for failure in facts.failures.values():
-        yield failure.seq, cut(f"#{failure.seq} {failure.command}{colon} "
-                               f"{flatten(failure.line)}", width)
+        yield failure.seq, cut(f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}"
+                               f"{colon} {flatten(failure.line)}", width)
     for path, failure in facts.tests.items():
         named = "" if path in failure.command or path in failure.line else f" ({path})"
-        yield failure.seq, cut(f"#{failure.seq} {failure.command}{named}{colon} "
-                               f"{flatten(failure.line)}", width)
+        yield failure.seq, cut(f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}"
+                               f"{named}{colon} {flatten(failure.line)}", width)
 
 
 def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
