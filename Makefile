@@ -68,9 +68,11 @@ bench: $(RUN_STAMP) bytecode
 
 # What the view remembers of generated coding sessions (6 projects x French and English,
 # 300 exchanges, and budget_net = 3000 variants), probed against what each generator
-# recorded as true; exits 1 when a target is not met. `make test` runs a small one.
+# recorded as true, then of a real Claude Code session at its compaction point, beside
+# Claude Code's own summary; exits 1 when a target is not met. `make test` runs a small one.
 eval: $(RUN_STAMP) bytecode
 	$(BIN)/python bench/memory.py
+	$(BIN)/python bench/real_sessions.py
 
 # Each guard of a fast path deleted in turn: a test must fail for each (tests/mutants.py).
 mutants: $(DEV_STAMP)
