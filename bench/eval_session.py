@@ -2,21 +2,33 @@
 knows about itself.
 
 A seed picks a project (eval_projects.py), a runtime's style (Claude Code's tools Bash,
-Read, Edit, Grep, Glob; or Codex's shell and apply_patch), whether the runtime writes `ok`
-and `files` (odd seeds do), and draws the story: the operator gives rules (one repeated
-every ten exchanges or so, one replaced later by a rule that says so), hands tickets,
-parks them, asks what is next; the bee reads, greps, edits, runs tests that fail and are
-fixed by a rerun, by a run of the same path or by the whole suite, meets commands that fail
-for reasons outside the code and are never fixed, settles choices and reverses one, states
-its next steps, and closes tickets (or says they are not closed yet). The same seed tells
-the same story in French and in English: the story draws from one random generator, the
-words from another (eval_phrasings.py), the tools' outputs from a third (eval_outputs.py).
+Read, Edit, Write, Grep, Glob, which write absolute paths under the work tree; or Codex's
+shell and apply_patch), whether the runtime writes `ok` and `files` (odd seeds do), and
+draws the story: the operator gives rules (one repeated every ten exchanges or so, one
+replaced later by a rule that says so, one withdrawn), hands tickets (in a sentence, or in
+three words the bee answers with a bare "OK"), parks them, reopens closed ones, asks what
+is next, and types a lot of chatter ("ok", "lgtm", "vas-y", "yes, apply it"), some of it
+settling a choice the bee asked about ("Fine, OVERWRITE it is."); the bee reads, greps,
+edits, runs tests that fail and are fixed by a rerun, by a run of the same path or by the
+whole suite, long failing runs whose verdict is at the end, linters and checkers fixed by
+a wrapper that runs them (`make lint` after `tflint`), meets commands that fail for reasons
+outside the code and are never fixed, settles choices (the operator reverses one), states
+its next steps, and closes tickets (or says they are not closed yet). The runtime adds its
+noise: orchestrator nudges ("Continue from where you left off."), Claude Code's
+`<system-reminder>` blocks and local-command caveats, Codex's environment context. The same
+seed tells the same story in French and in English: the story draws from one random
+generator, the words from another (eval_phrasings.py), the tools' outputs from a third
+(eval_outputs.py), the runtime's noise from a fourth.
 
 The ground truth is written down as the story is told, in structured records (never read
-back from the text): every rule with the seqs it was given at and what replaced it, every
-ticket's openings, closing, negated closings and read-only mentions, every failure with what
-failed and the exchange that fixed it, every failed read, every decision, every next step
-with the words that name it, every exchange's files, and the long outputs.
+back from the text): every rule with the seqs it was given at, what replaced it and when
+it was withdrawn; every ticket's events (opened: assigned, started, resumed, reopened;
+closed), negated closings and read-only mentions; every failure with what failed and the
+exchange that fixed it (the same command, a covering test run, the whole suite, or a
+wrapper that runs it); every failed read; every decision and who made it; every next step
+with the words that name it; every chatter message and nudge; every long failing run with
+the test its tail names; every exchange's files (relative to the work tree, whatever the
+runtime wrote), and the long outputs.
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ from typing import Any
 
 import eval_outputs as out
 from eval_phrasings import WORDS, Words
-from eval_projects import Project, TestTarget, project_for
+from eval_projects import Project, TestTarget, Wrapper, project_for
 
 OPERATOR = "apicultrice"
 RUNTIME = "reine"  # the runtime's scheduler: its prompts are not the operator's
@@ -41,6 +53,9 @@ DAY_START, DAY_END = 8.75, 19.0  # local hours the bee works between
 CHECKPOINTS = 5
 LONG_OUTPUT = (90_000, 100_000)  # the last exchange at some checkpoints, in characters
 SMALL_NET_OUTPUT = (28_000, 30_000)  # the same in the budget_net = 3000 variant
+# The rules an operator may withdraw (eval_phrasings' indices): habits of the work, not
+# safety ("no secrets in the repo" is never lifted).
+WITHDRAWABLE = frozenset({1, 3, 4, 5, 6, 7, 8, 11})
 
 
 def fold(text: str) -> str:
@@ -55,8 +70,15 @@ class Exchange:
     seq: int
     instant: float
     record: dict[str, Any]  # the journal line
-    files: tuple[str, ...]  # paths it read or changed (whether or not the line says so)
+    files: tuple[str, ...]  # paths it read or changed, relative to the work tree
     label: str  # what the generator meant by it
+    answer_noise: int = 0  # characters of runtime noise at the end of the answer
+
+    @property
+    def clean_answer(self) -> str:
+        """The answer without what the runtime appended to it."""
+        answer: str = self.record["answer"]
+        return answer[:len(answer) - self.answer_noise]
 
 
 @dataclass
@@ -65,6 +87,18 @@ class Rule:
     given: list[int] = field(default_factory=list)
     replaces: int | None = None  # index of the rule this one replaces
     replaced_at: int | None = None  # seq the replacing rule was first given at
+    topic: str = ""  # what a withdrawal calls it
+    withdrawn_at: int | None = None  # seq the operator withdrew it at
+    withdrawal: str | None = None  # the operator's words withdrawing it
+
+    def current(self, seq: int) -> bool:
+        """Given by `seq`, and neither replaced nor withdrawn by then."""
+        return (bool(self.given) and self.given[0] <= seq
+                and (self.replaced_at is None or self.replaced_at > seq)
+                and (self.withdrawn_at is None or self.withdrawn_at > seq))
+
+
+OPEN, CLOSE = "open", "close"
 
 
 @dataclass
@@ -72,12 +106,33 @@ class Ticket:
     name: str  # as people write it: WX-230, #4412, issue 4057
     aliases: tuple[str, ...]  # how a view may write it
     title: int  # index into the project's titles
-    openings: list[int] = field(default_factory=list)  # assigned, started, resumed
-    closed: int | None = None
+    # (seq, OPEN or CLOSE) in seq order. OPEN: assigned, started, resumed, reopened, and
+    # what says it is still in flight (parked, "not closed yet"); CLOSE: closed.
+    events: list[tuple[int, str]] = field(default_factory=list)
     not_closed: list[int] = field(default_factory=list)  # negated closings
     parked: list[int] = field(default_factory=list)
     read_only: list[int] = field(default_factory=list)  # named in a git log or grep output
     worked: bool = True  # False: only ever named in tools' outputs
+
+    @property
+    def openings(self) -> list[int]:
+        return [seq for seq, kind in self.events if kind == OPEN]
+
+    @property
+    def closings(self) -> list[int]:
+        return [seq for seq, kind in self.events if kind == CLOSE]
+
+    @property
+    def closed_now(self) -> bool:
+        return bool(self.events) and self.events[-1][1] == CLOSE
+
+    def state(self, known: Callable[[int], bool]) -> tuple[str, int] | None:
+        """(OPEN or CLOSE, seq) of the newest event `known` says is known, or None."""
+        told = [(seq, kind) for seq, kind in self.events if known(seq)]
+        if not told:
+            return None
+        seq, kind = max(told)
+        return kind, seq
 
 
 @dataclass
@@ -88,7 +143,7 @@ class Failure:
     kind: str  # test, suite, lint, build, outside
     path: str | None  # the test path it covers, when it has one
     fixed_at: int | None = None
-    fixed_by: str | None = None  # rerun, path, suite
+    fixed_by: str | None = None  # rerun, path, suite, or the wrapper's command
 
 
 @dataclass
@@ -106,6 +161,7 @@ class Decision:
     choice: str
     seq: int
     replaces: str | None = None  # the choice it reverses
+    by: str = "bee"  # or operator: settled what the bee asked, or overruled it
 
 
 @dataclass
@@ -114,6 +170,34 @@ class NextStep:
     keys: tuple[str, ...]  # any of them names it: a path, a symbol, a ticket
     by: str  # bee or operator
     text: str
+    action: str  # what it says to do ("split decode_frame into two smaller functions")
+
+
+@dataclass
+class Chatter:
+    """An operator message that only acknowledges, approves or nudges: no rule, no request.
+    `settles`: the subject whose pending choice it settles (its decision is recorded too)."""
+
+    seq: int
+    text: str
+    settles: int | None = None
+
+
+@dataclass
+class Nudge:
+    """A turn the runtime's orchestrator sent, not the operator: "Continue.", "Reprends…"."""
+
+    seq: int
+    text: str
+
+
+@dataclass
+class FailedRun:
+    """A long failing test run: many passing lines, the failing test named in its tail."""
+
+    seq: int
+    test: str
+    command: str
 
 
 @dataclass
@@ -141,6 +225,10 @@ class Session:
     decisions: list[Decision] = field(default_factory=list)
     steps: list[NextStep] = field(default_factory=list)
     long_outputs: list[LongOutput] = field(default_factory=list)
+    chatter: list[Chatter] = field(default_factory=list)
+    nudges: list[Nudge] = field(default_factory=list)
+    failed_runs: list[FailedRun] = field(default_factory=list)
+    noise: list[int] = field(default_factory=list)  # seqs carrying runtime markup
 
     @property
     def name(self) -> str:
@@ -164,10 +252,20 @@ class Session:
                 "chars": self.chars(), "span_hours": round(span / 3600, 1),
                 "rules": len(self.rules), "rule_messages": sum(len(r.given) for r in self.rules),
                 "tickets": sum(t.worked for t in self.tickets),
-                "tickets_closed": sum(t.closed is not None for t in self.tickets),
+                "tickets_closed": sum(bool(t.closings) for t in self.tickets),
+                "tickets_reopened": sum(
+                    any(seq > t.closings[0] for seq in t.openings) for t in self.tickets
+                    if t.closings),
+                "rules_withdrawn": sum(r.withdrawn_at is not None for r in self.rules),
                 "failures": len(self.failures),
                 "failures_never_fixed": sum(f.fixed_at is None for f in self.failures),
+                "failures_fixed_by_wrapper": sum(
+                    f.fixed_by not in (None, "rerun", "path", "suite") for f in self.failures),
+                "failed_runs": len(self.failed_runs),
                 "failed_reads": len(self.failed_reads), "decisions": len(self.decisions),
+                "operator_decisions": sum(d.by == "operator" for d in self.decisions),
+                "chatter": len(self.chatter), "nudges": len(self.nudges),
+                "noisy_exchanges": len(self.noise),
                 "next_steps": len(self.steps), "long_outputs": len(self.long_outputs)}
 
     def truth(self) -> dict[str, Any]:
@@ -180,6 +278,10 @@ class Session:
                 "decisions": [asdict(d) for d in self.decisions],
                 "steps": [asdict(s) for s in self.steps],
                 "long_outputs": [asdict(o) for o in self.long_outputs],
+                "chatter": [asdict(c) for c in self.chatter],
+                "nudges": [asdict(n) for n in self.nudges],
+                "failed_runs": [asdict(r) for r in self.failed_runs],
+                "noise": self.noise,
                 "files": {e.seq: list(e.files) for e in self.exchanges if e.files},
                 "labels": {e.seq: e.label for e in self.exchanges}}
 
@@ -198,6 +300,7 @@ class _Writer:
         self.rng = random.Random(f"story/{seed}")  # the story: the same in both languages
         self.say_rng = random.Random(f"words/{seed}/{langue}")
         self.out = random.Random(f"outputs/{seed}")
+        self.noise = random.Random(f"noise/{seed}")  # what the runtime adds to the lines
         self.project = project_for(seed)
         self.words: Words = WORDS[langue]
         self.langue = langue
@@ -222,6 +325,9 @@ class _Writer:
         self.ticket: Ticket | None = None
         self.branch = self.project.branch
         self.version = 0
+        self.reopened: list[Ticket] = []
+        self.pending_wrapper: Wrapper | None = None  # run at the end of the ticket's work
+        self.wrapped = 0  # wrapper cycles told
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -235,6 +341,12 @@ class _Writer:
     def schedule(self, seq: int, event: Event) -> None:
         self.order += 1
         heapq.heappush(self.queue, (seq, self.order, event))
+
+    def follow(self, event: Event) -> None:
+        """The next exchange, before any other event due then: the rest of a conversation
+        (an answer to the bee's question, the edit the operator approved)."""
+        self.order += 1
+        heapq.heappush(self.queue, (self.seq, -self.order, event))
 
     @property
     def seq(self) -> int:
@@ -252,8 +364,11 @@ class _Writer:
     def emit(self, kind: str, question: str, answer: str, label: str, *, sender: str | None = None,
              tool: str | None = None, ok: bool | None = None,
              files: tuple[str, ...] = (), minutes: tuple[float, float] = (0.3, 2.5)) -> int:
+        """One journal line. `files` relative to the work tree, as the ground truth keeps them;
+        the line says them as the runtime's tools do (absolute, for Claude Code)."""
         self.advance(minutes)
         seq = self.seq
+        question, answer, noise = self.runtime_noise(kind, question, answer, label, sender, tool)
         record: dict[str, Any] = {
             "ts": datetime.fromtimestamp(self.clock, ZONE).isoformat(timespec="seconds"),
             "type": kind, "question": question, "answer": answer}
@@ -267,9 +382,35 @@ class _Writer:
             if self.s.metadata and ok is not None:
                 record["ok"] = ok
         if self.s.metadata and files:
-            record["files"] = list(files)
-        self.s.exchanges.append(Exchange(seq, self.clock, record, files, label))
+            record["files"] = [self.shown(path) for path in files]
+        self.s.exchanges.append(Exchange(seq, self.clock, record, files, label, noise))
         return seq
+
+    def runtime_noise(self, kind: str, question: str, answer: str, label: str,
+                      sender: str | None, tool: str | None) -> tuple[str, str, int]:
+        """Claude Code's `<system-reminder>` blocks, appended to tool results and to the
+        operator's prompts: (question, answer, characters appended to the answer)."""
+        if self.s.flavor != "claude" or label == "long suite":
+            return question, answer, 0
+        added = ""
+        draw = self.noise.random()
+        if tool == "Read" and draw < 0.6:
+            added = out.READ_REMINDER
+        elif tool is not None and draw < 0.04:
+            added = out.TODO_REMINDER
+        elif tool is not None and draw < 0.07:
+            path = self.noise.choice(self.project.sources)
+            added = out.changed_reminder(self.noise, self.project, path, self.shown(path))
+        elif kind == "conversation" and sender in (OPERATOR, None) and question and draw < 0.1:
+            question += out.TODO_REMINDER
+            self.s.noise.append(self.seq)
+        if added:
+            self.s.noise.append(self.seq)
+        return question, answer + added, len(added)
+
+    def shown(self, path: str) -> str:
+        """A path as the runtime's tools write it: Claude Code's are absolute."""
+        return f"{self.project.root}/{path}" if self.s.flavor == "claude" else path
 
     def advance(self, minutes: tuple[float, float]) -> None:
         self.clock += self.rng.uniform(*minutes) * 60
@@ -282,16 +423,26 @@ class _Writer:
         morning = datetime(day.year, day.month, day.day, tzinfo=ZONE) + timedelta(hours=DAY_START)
         self.clock = morning.timestamp() + self.rng.uniform(0, 50) * 60
 
-    def operator(self, question: str, answer: str, label: str) -> int:
+    def operator(self, question: str, answer: str, label: str,
+                 minutes: tuple[float, float] = (2, 25)) -> int:
         sender = OPERATOR if self.rng.random() < 0.7 else None
         return self.emit("conversation", question, answer, label, sender=sender,
-                         minutes=(2, 25))
+                         minutes=minutes)
+
+    def chat(self, text: str, answer: str, label: str, settles: int | None = None) -> int:
+        """The operator's chatter: a quick word between two of the bee's steps."""
+        seq = self.operator(text, answer, label, minutes=(0.5, 6))
+        self.s.chatter.append(Chatter(seq, text, settles))
+        return seq
 
     def bee(self, answer: str, label: str) -> int:
-        prompt = self.rng.choice(range(len(self.words.runtime_prompts)))
+        prompt = self.words.runtime_prompts[self.rng.choice(
+            range(len(self.words.runtime_prompts)))]
         sender = RUNTIME if self.rng.random() < 0.6 else None
-        return self.emit("task", self.words.runtime_prompts[prompt], answer, label, sender=sender,
-                         minutes=(0.3, 3))
+        seq = self.emit("task", prompt, answer, label, sender=sender, minutes=(0.3, 3))
+        if prompt:
+            self.s.nudges.append(Nudge(seq, prompt))
+        return seq
 
     def shell(self, command: str, output: str, label: str, *, ok: bool, code: int = 1,
               files: tuple[str, ...] = ()) -> int:
@@ -322,23 +473,26 @@ class _Writer:
                 self.last_key = key
                 return template.format(src=key, doc=key, symbol=key), key
 
-    def step(self) -> tuple[str, str]:
+    def step(self) -> tuple[str, str, str]:
+        """(a stated next step, the key naming it, its action's words)."""
         words, key = self.action()
-        return self.say(self.words.step, action=words), key
+        return self.say(self.words.step, action=words), key, words
 
-    def stated(self, seq: int, keys: tuple[str, ...], by: str, text: str) -> None:
-        self.s.steps.append(NextStep(seq, keys, by, text))
+    def stated(self, seq: int, keys: tuple[str, ...], by: str, text: str, action: str) -> None:
+        self.s.steps.append(NextStep(seq, keys, by, text, action))
 
     def with_step(self, text: str, label: str, extra_keys: tuple[str, ...] = (),
-                  ask: str | None = None) -> int:
+                  ask: str | None = None, chatter: bool = False) -> int:
         """A bee's message (or its answer to `ask`) ending with, or opening on, its next step."""
-        step, key = self.step()
+        step, key, action = self.step()
         answer = f"{text} {step}" if self.rng.random() < 0.8 else f"{step} {text}"
         if ask is None:
             seq = self.bee(answer.strip(), label)
+        elif chatter:
+            seq = self.chat(ask, answer.strip(), label)
         else:
             seq = self.operator(ask, answer.strip(), label)
-        self.stated(seq, (key, *extra_keys), "bee", step)
+        self.stated(seq, (key, *extra_keys), "bee", step, action)
         return seq
 
     # -- tickets --------------------------------------------------------------------------
@@ -375,19 +529,25 @@ class _Writer:
             ack = self.say(self.words.ack_park, t=parked.name)
             seq = self.with_step(ack, "park+assign", (ticket.name,), ask=ask)
             parked.parked.append(seq)
+            parked.events.append((seq, OPEN))
         elif parked is not None:
             text = self.say(self.words.bee_park, **fill | {
                 "t": parked.name, "u": ticket.name,
                 "reason": self.say(self.words.block_reasons)})
             seq = self.with_step(text, "bee park+start", (ticket.name,))
             parked.parked.append(seq)
+            parked.events.append((seq, OPEN))
         elif how == "operator":
+            # The bee answers as it would any request, and never says "starting {t}".
             ask = self.say(self.words.assign, **fill)
-            seq = self.with_step(self.say(self.words.ack_request), "assign", (ticket.name,),
-                                 ask=ask)
+            if self.rng.random() < 0.6:
+                seq = self.with_step(self.say(self.words.ack_request), "assign", (ticket.name,),
+                                     ask=ask)
+            else:
+                seq = self.operator(ask, self.say(self.words.ack_request), "assign")
         else:
             seq = self.with_step(self.say(self.words.start, **fill), "bee start", (ticket.name,))
-        ticket.openings.append(seq)
+        ticket.events.append((seq, OPEN))
         self.ticket = ticket
 
     def resume_ticket(self, ticket: Ticket) -> None:
@@ -398,7 +558,39 @@ class _Writer:
         else:
             seq = self.with_step(self.say(self.words.bee_resume, t=ticket.name), "bee resume",
                                  (ticket.name,))
-        ticket.openings.append(seq)
+        ticket.events.append((seq, OPEN))
+        self.ticket = ticket
+
+    def reopen_ticket(self, ticket: Ticket) -> None:
+        """A closed ticket back in progress: the operator says so, the tracker shows it, or
+        the bee moves it back itself."""
+        reason = self.say(self.words.reopen_reasons)
+        how = self.rng.choice(("operator", "operator", "tracker", "tracker", "bd", "bee"))
+        github = not ticket.name[0].isalpha() or ticket.name.startswith("issue")
+        number = ticket.name.rsplit(" ", 1)[-1].lstrip("#")
+        if how == "operator":
+            ask = self.say(self.words.reopen, t=ticket.name, reason=reason,
+                           reason_cap=reason[0].upper() + reason[1:])
+            if self.rng.random() < 0.5:
+                seq = self.operator(ask, self.say(self.words.ack_reopen), "reopen")
+            else:
+                seq = self.with_step(self.say(self.words.ack_reopen), "reopen", ask=ask)
+        elif how == "bee":
+            seq = self.with_step(self.say(self.words.bee_reopen, t=ticket.name, reason=reason),
+                                 "bee reopen", (ticket.name,))
+        elif github:
+            seq = self.shell(f"gh issue reopen {number}",
+                             out.gh_reopen(number, self.title_en(ticket)), "gh reopen", ok=True)
+        elif how == "tracker":
+            seq = self.shell(f"linear issue view {ticket.name}",
+                             out.linear_issue_view(self.out, ticket.name, self.title_en(ticket),
+                                                   self.project.bee),
+                             "tracker reopen", ok=True)
+        else:
+            seq = self.shell(f"bd update {ticket.name.lower()} --status in_progress",
+                             out.bd_update(ticket.name), "bd reopen", ok=True)
+        ticket.events.append((seq, OPEN))
+        self.reopened.append(ticket)
         self.ticket = ticket
 
     def close_ticket(self, ticket: Ticket) -> None:
@@ -409,7 +601,7 @@ class _Writer:
                                 self.say(self.words.ack_close), "close")
         else:
             seq = self.bee(self.say(self.words.bee_close, **fill), "bee close")
-        ticket.closed = seq
+        ticket.events.append((seq, CLOSE))
         self.ticket = None
 
     def not_closed(self, ticket: Ticket) -> None:
@@ -420,6 +612,7 @@ class _Writer:
         else:
             seq = self.bee(self.say(self.words.bee_not_closed, **fill), "bee not closed")
         ticket.not_closed.append(seq)
+        ticket.events.append((seq, OPEN))
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -430,18 +623,27 @@ class _Writer:
 
     def read(self, path: str) -> int:
         lines = out.source(self.out, self.project, path, self.size(1500, 8000, 0.2))
+        return self.read_text(path, lines)
+
+    def read_text(self, path: str, lines: list[str], label: str = "read") -> int:
+        """A file read: Claude Code's Read (an absolute path, bare or in its JSON), or a
+        shell's `cat` or `nl` (now and then by its absolute path)."""
         if self.s.flavor == "claude":
-            return self.emit("tool", path, out.numbered(lines), "read", tool="Read", ok=True,
+            shown = self.shown(path)
+            question = (json.dumps({"file_path": shown}) if self.rng.random() < 0.5 else shown)
+            return self.emit("tool", question, out.numbered(lines), label, tool="Read", ok=True,
                              files=(path,), minutes=(0.1, 1))
+        named = f"{self.project.root}/{path}" if self.rng.random() < 0.3 else path
         if self.rng.random() < 0.5:
-            return self.shell(f"cat {path}", "\n".join(lines), "read", ok=True, files=(path,))
-        return self.shell(f"nl -ba {path} | sed -n '1,{len(lines)}p'", out.numbered(lines),
-                          "read", ok=True, files=(path,))
+            return self.shell(f"cat {named}", "\n".join(lines), label, ok=True, files=(path,))
+        return self.shell(f"nl -ba {named} | sed -n '1,{len(lines)}p'", out.numbered(lines),
+                          label, ok=True, files=(path,))
 
     def edit(self, path: str) -> int:
-        old, new, answer = out.edit_snippet(self.out, self.project, path)
+        shown = self.shown(path)
+        old, new, answer = out.edit_snippet(self.out, self.project, path, shown)
         if self.s.flavor == "claude":
-            question = json.dumps({"file_path": path, "old_string": old, "new_string": new},
+            question = json.dumps({"file_path": shown, "old_string": old, "new_string": new},
                                   ensure_ascii=False)
             return self.emit("tool", question, answer, "edit", tool="Edit", ok=True,
                              files=(path,), minutes=(0.3, 2))
@@ -449,6 +651,19 @@ class _Writer:
                  "*** End Patch")
         return self.emit("tool", patch, f"Success. Updated the following files:\nM {path}",
                          "edit", tool="apply_patch", ok=True, files=(path,), minutes=(0.3, 2))
+
+    def write(self, path: str) -> int:
+        """A file written whole: Claude Code's Write; Codex rewrites it with a patch."""
+        if self.s.flavor != "claude":
+            return self.edit(path)
+        shown = self.shown(path)
+        lines = out.source(self.out, self.project, path, self.size(600, 2500))
+        question = json.dumps({"file_path": shown, "content": "\n".join(lines)},
+                              ensure_ascii=False)
+        answer = (f"The file {shown} has been updated. Here's the result of running `cat -n` "
+                  f"on a snippet of the edited file:\n{out.numbered(lines[:10])}")
+        return self.emit("tool", question, answer, "write", tool="Write", ok=True,
+                         files=(path,), minutes=(0.5, 3))
 
     def grep(self, pattern: str, paths: list[str], extra: list[tuple[str, str]] | None = None,
              label: str = "grep") -> int:
@@ -526,15 +741,27 @@ class _Writer:
         return seq
 
     def run_command(self, command: str, kind: str, *, ok: bool, output: str) -> int:
-        """A linter or a build: fixed only by the same command succeeding."""
+        """A linter, a checker or a build: fixed by the same command succeeding, or by a
+        wrapper that runs it (run_wrapper)."""
         seq = self.shell(command, output, kind, ok=ok, code=1)
         if not ok:
             self.s.failures.append(Failure(seq, "command", command, kind, None))
             return seq
         for failure in self.s.failures:
-            if failure.fixed_at is None and failure.kind in ("lint", "build") and \
+            if failure.fixed_at is None and failure.kind in ("lint", "build", "check") and \
                     fold(failure.command) == fold(command):
                 failure.fixed_at, failure.fixed_by = seq, "rerun"
+        return seq
+
+    def run_wrapper(self, wrapper: Wrapper) -> int:
+        """A wrapper's success fixes every open failure of a command it runs."""
+        seq = self.shell(wrapper.command, out.wrapper_run(self.out, self.project, wrapper),
+                         "wrapper", ok=True)
+        runs = {fold(command) for command in wrapper.runs}
+        for failure in self.s.failures:
+            if failure.fixed_at is None and failure.kind in ("lint", "build", "check") and \
+                    fold(failure.command) in runs:
+                failure.fixed_at, failure.fixed_by = seq, wrapper.command
         return seq
 
     def spaced(self, command: str) -> str:
@@ -547,6 +774,11 @@ class _Writer:
     # -- scheduled events ---------------------------------------------------------------
 
     def plan(self) -> None:
+        self.plan_rules()
+        self.plan_decisions()
+        self.plan_events()
+
+    def plan_rules(self) -> None:
         words = self.words
         project = self.project
         fill = {"branch": project.branch, "lint": project.lint[0], "suite": project.suite[0],
@@ -554,7 +786,8 @@ class _Writer:
         chosen = self.rng.sample(range(len(words.rules)), 7)
         pair = self.rng.randrange(len(words.replaced_rules))
         old_text, new_text = (text.format(**fill) for text in words.replaced_rules[pair])
-        rules = [Rule(words.rules[i].format(**fill)) for i in chosen]
+        rules = [Rule(words.rules[i].format(**fill), topic=words.rule_topics[i].format(**fill)
+                      if i in WITHDRAWABLE else "") for i in chosen]
         old = Rule(old_text)
         rules.insert(self.rng.randint(1, 4), old)
         self.s.rules = list(rules)
@@ -566,7 +799,11 @@ class _Writer:
         self.s.rules.append(new)
         self.schedule(max(spread[rules.index(old)] + 10, self.at(0.45, 0.7)),
                       self.rule_event(new))
-        nag = self.rng.choice([r for r in rules if r is not old])
+        # One rule is withdrawn, never the first: what the operator said first stays.
+        withdrawn = self.rng.choice([r for r in rules[1:] if r is not old and r.topic])
+        self.schedule(max(spread[rules.index(withdrawn)] + 12, self.at(0.45, 0.85)),
+                      self.withdraw_event(withdrawn))
+        nag = self.rng.choice([r for r in rules if r not in (old, withdrawn)])
         seq = spread[rules.index(nag)]
         while True:
             seq += self.rng.randint(8, 12)
@@ -578,14 +815,28 @@ class _Writer:
             for _ in range(self.rng.randint(1, 2)):
                 self.schedule(self.rng.randint(first + 5, max(first + 6, self.total)),
                               self.rule_event(rule))
-        # Decisions: every subject settled once, the first (and sometimes another) reversed.
-        reversed_ = {0} | ({self.rng.randint(1, 2)} if self.rng.random() < 0.5 else set())
-        for index in range(len(project.choices)):
+
+    def plan_decisions(self) -> None:
+        project = self.project
+        # Decisions: every subject settled once; one reversed by the bee, one overruled by
+        # the operator, one the bee asks the operator about, and one the bee settles alone
+        # (and now and then reverses).
+        roles = ["bee", "bee reversed", "overruled", "asked"]
+        self.rng.shuffle(roles)
+        for index, role in zip(range(len(project.choices)), roles, strict=False):
             first = self.at(0.06, 0.42)
+            if role == "asked":
+                self.schedule(first, self.ask_choice_event(index))
+                continue
             self.schedule(first, self.decision_event(index, reverse=False))
-            if index in reversed_:
+            if role == "bee reversed" or (role == "bee" and self.rng.random() < 0.3):
                 self.schedule(max(first + 15, self.at(0.5, 0.82)),
                               self.decision_event(index, reverse=True))
+            elif role == "overruled":
+                self.schedule(max(first + 15, self.at(0.45, 0.85)), self.overrule_event(index))
+
+    def plan_events(self) -> None:
+        project = self.project
         for _ in range(max(2, self.total // 35)):
             self.schedule(self.at(0.1, 1.0), self.request_event)
         for _ in range(max(1, self.total // 60)):
@@ -599,6 +850,13 @@ class _Writer:
             self.schedule(self.at(0.05, 1.0), self.failed_read_event)
         self.schedule(self.at(0.03, 0.15), self.git_log_event(future=True))
         self.schedule(self.at(0.4, 0.9), self.git_log_event(future=False))
+        # The operator's chatter, the orchestrator's nudges, the runtime's own turns.
+        for _ in range(max(3, self.total // 10)):
+            self.schedule(self.at(0.03, 1.0), self.chatter_event)
+        for _ in range(max(2, self.total // 25)):
+            self.schedule(self.at(0.03, 1.0), self.nudge_event)
+        for _ in range(max(1, self.total // 100)):
+            self.schedule(self.at(0.05, 1.0), self.runtime_turn_event)
 
     def rule_event(self, rule: Rule) -> Event:
         def event() -> None:
@@ -609,6 +867,17 @@ class _Writer:
             rule.given.append(seq)
             if rule.replaces is not None and not again:
                 self.s.rules[rule.replaces].replaced_at = seq
+        def unless_withdrawn() -> None:
+            if rule.withdrawn_at is None:  # a withdrawn rule is not said again
+                event()
+        return unless_withdrawn
+
+    def withdraw_event(self, rule: Rule) -> Event:
+        def event() -> None:
+            text = self.say(self.words.withdraw, topic=rule.topic)
+            text = text[0].upper() + text[1:] if self.rng.random() < 0.7 else text
+            seq = self.operator(text, self.say(self.words.ack_withdraw), "withdraw")
+            rule.withdrawn_at, rule.withdrawal = seq, text
         return event
 
     def decision_event(self, index: int, *, reverse: bool) -> Event:
@@ -627,11 +896,87 @@ class _Writer:
             self.s.decisions.append(made)
         return event
 
+    def overrule_event(self, index: int) -> Event:
+        """The operator reverses the bee's decision: the operator's choice is now current."""
+        def event() -> None:
+            made = [d for d in self.s.decisions if d.subject == index]
+            if not made:
+                return
+            choice = self.project.choices[index]
+            old = made[-1].choice
+            new = choice.second if old == choice.first else choice.first
+            fill = {"old": old, "new": new, "subject": choice.subject[self.langue]}
+            seq = self.operator(self.say(self.words.operator_reverse, **fill),
+                                self.say(self.words.ack_operator_reverse, **fill), "overrule")
+            self.s.decisions.append(Decision(index, new, seq, old, by="operator"))
+        return event
+
+    def ask_choice_event(self, index: int) -> Event:
+        """The bee asks which option; the operator settles it in a word ("MERGE it is.")."""
+        def event() -> None:
+            choice = self.project.choices[index]
+            self.bee(self.say(self.words.ask_choice, a=choice.first, b=choice.second,
+                              subject=choice.subject[self.langue],
+                              why_a=choice.why_first[self.langue],
+                              why_b=choice.why_second[self.langue]), "ask choice")
+            picked = choice.first if self.rng.random() < 0.5 else choice.second
+
+            def settle() -> None:
+                seq = self.chat(self.say(self.words.settle, choice=picked),
+                                self.say(self.words.ack_settle, choice=picked), "settle",
+                                settles=index)
+                self.s.decisions.append(Decision(index, picked, seq, by="operator"))
+            self.follow(settle)
+        return event
+
+    def chatter_event(self) -> None:
+        """The operator acknowledges, approves or nudges; now and then the bee offered
+        something first and the operator says yes, and the bee does it."""
+        if self.rng.random() < 0.25:
+            src = self.rng.choice(self.project.sources)
+            self.bee(self.say(self.words.propose, src=src), "offer")
+
+            def yes() -> None:
+                self.chat(self.say(self.words.approve), self.say(self.words.ack_chatter),
+                          "approve")
+                self.follow(lambda: self.bee_edit(src))
+            self.follow(yes)
+            return
+        text = self.say(self.words.chatter, pr=str(self.rng.randint(500, 999)))
+        if self.rng.random() < 0.35:
+            self.with_step(self.say(self.words.ack_chatter), "chatter", ask=text, chatter=True)
+        else:
+            self.chat(text, self.say(self.words.ack_chatter), "chatter")
+
+    def bee_edit(self, path: str) -> None:
+        self.edit(path)
+
+    def nudge_event(self) -> None:
+        """The orchestrator's turn when the bee stopped: never the operator's words."""
+        text = self.say(self.words.nudges)
+        draw = self.rng.random()
+        step, key, action = self.step()
+        seq = self.emit("conversation" if draw < 0.6 else "task", text, step, "nudge",
+                        sender=RUNTIME if draw < 0.8 else None, minutes=(1, 20))
+        self.stated(seq, (key,), "bee", step, action)
+        self.s.nudges.append(Nudge(seq, text))
+
+    def runtime_turn_event(self) -> None:
+        """A turn the runtime writes itself: Claude Code's local-command caveat (the operator
+        ran /model or /cost), or Codex's environment context."""
+        if self.s.flavor == "claude":
+            seq = self.operator(out.local_command(self.out), "", "local command",
+                                minutes=(0.2, 3))
+        else:
+            seq = self.emit("conversation", out.environment_context(self.project), "",
+                            "environment", sender=RUNTIME, minutes=(0.2, 3))
+        self.s.noise.append(seq)
+
     def request_event(self) -> None:
         words, key = self.action()
         seq = self.operator(self.say(self.words.request, action=words),
                             self.say(self.words.ack_request), "request")
-        self.stated(seq, (key,), "operator", words)
+        self.stated(seq, (key,), "operator", words, words)
 
     def what_next_event(self) -> None:
         self.with_step("", "what next", ask=self.say(self.words.what_next))
@@ -654,7 +999,7 @@ class _Writer:
             code = 255 if command.startswith("ssh") else 1
             seq = self.shell(command, text, "outside", ok=False, code=code)
             self.s.failures.append(Failure(seq, "command", command, "outside", None))
-            self.schedule(self.seq, lambda: self.bee_plain(
+            self.follow(lambda: self.bee_plain(
                 self.say(self.words.outside, cmd=command, reason=reason), "outside note"))
         return event
 
@@ -681,7 +1026,7 @@ class _Writer:
 
     def git_log_event(self, *, future: bool) -> Event:
         def event() -> None:
-            later = [t for t in self.s.tickets if t.worked and not t.openings]
+            later = [t for t in self.s.tickets if t.worked and not t.events]
             self.git_log(later[-2:] if future else [])
         return event
 
@@ -715,16 +1060,24 @@ class _Writer:
         return self.s
 
     def work(self) -> Iterator[None]:
-        """The tickets, one after the other, one parked for another now and then; then
-        upkeep. Yields after every exchange it writes."""
+        """The tickets, one after the other, one parked for another now and then, a closed
+        one reopened now and then; then upkeep. Yields after every exchange it writes."""
         backlog = [t for t in self.s.tickets if t.worked]
         parked: list[tuple[Ticket, Iterator[None]]] = []
         scripts: dict[str, Iterator[None]] = {}
         park_next = self.rng.random() < 0.8
         while True:
+            closed = [t for t in self.s.tickets
+                      if t.worked and t.closed_now and t not in self.reopened]
             if parked and (not backlog or self.rng.random() < 0.6):
                 ticket, script = parked.pop()
                 self.resume_ticket(ticket)
+                yield
+            elif closed and len(self.reopened) < 2 and (
+                    self.rng.random() < 0.35 or (not self.reopened and len(closed) >= 2)):
+                ticket = self.rng.choice(closed)
+                self.reopen_ticket(ticket)
+                script = scripts[ticket.name] = self.ticket_work(ticket, again=True)
                 yield
             elif backlog:
                 ticket = backlog.pop(0)
@@ -772,12 +1125,13 @@ class _Writer:
         self.close_ticket(ticket)
         yield
 
-    def ticket_work(self, ticket: Ticket) -> Iterator[None]:
+    def ticket_work(self, ticket: Ticket, again: bool = False) -> Iterator[None]:
+        """A ticket's work; `again`, a reopened ticket's, shorter."""
         project = self.project
-        if self.rng.random() < 0.6:
+        if not again and self.rng.random() < 0.6:
             self.listing()
             yield
-        for _ in range(self.rng.randint(2, 5)):
+        for _ in range(self.rng.randint(1, 2) if again else self.rng.randint(2, 5)):
             self.read(self.rng.choice(project.sources + tuple(
                 t.path for t in project.tests if t.path and "." in t.path.rsplit("/", 1)[-1])))
             yield
@@ -785,7 +1139,7 @@ class _Writer:
             symbol = self.rng.choice(project.symbols)
             paths = self.rng.sample(project.sources, 2)
             extra = []
-            later = [t for t in self.s.tickets if t.worked and not t.openings]
+            later = [t for t in self.s.tickets if t.worked and not t.events]
             if later and self.rng.random() < 0.6:
                 mention = self.rng.choice(later)
                 extra.append((self.rng.choice(project.sources),
@@ -800,12 +1154,22 @@ class _Writer:
                                 src=self.rng.choice(project.sources)), "finding",
                        (ticket.name,) if self.rng.random() < 0.3 else ())
         yield
-        for _ in range(self.rng.randint(max(1, self.total // 75), max(2, self.total // 50))):
+        cycles = (self.rng.randint(1, 2) if again else
+                  self.rng.randint(max(1, self.total // 75), max(2, self.total // 50)))
+        for _ in range(cycles):
             yield from self.fix_cycle()
         if self.rng.random() < 0.5:
             yield from self.lint_cycle()
+        if not again and (self.wrapped == 0 or self.rng.random() < 0.45):
+            yield from self.wrapper_cycle()
         if self.rng.random() < 0.3:
             yield from self.build_cycle()
+        if self.rng.random() < 0.25:
+            self.write(self.rng.choice(project.docs))
+            yield
+        if self.pending_wrapper is not None:
+            wrapper, self.pending_wrapper = self.pending_wrapper, None
+            yield from self.wrapper_passes(wrapper)
         path = self.rng.choice(project.sources)
         self.shell(f"git diff {path}", out.git_diff(self.out, project, path), "git diff",
                    ok=True, files=(path,))
@@ -829,11 +1193,18 @@ class _Writer:
         if target.path and self.rng.random() < 0.5:
             self.edit(target.path)
             yield
-        narrow = target.narrow is not None and self.rng.random() < 0.5
+        # A long failing run: many passing tests, the failing one named in the tail. Its
+        # command never names the test, so only the output can.
+        long = self.rng.random() < (0.6 if len(self.s.failed_runs) < 3 else 0.25)
+        narrow = not long and target.narrow is not None and self.rng.random() < 0.5
         command = target.narrow if narrow and target.narrow else target.command
-        seq = self.run_test(command, target, ok=False, kind="test")
+        seq = self.run_test(command, target, ok=False, kind="test",
+                            size=self.rng.randint(8_000, 30_000) if long else None,
+                            label="long failing test" if long else "test")
         failure = self.s.failures[-1]
         assert failure.seq == seq
+        if long:
+            self.s.failed_runs.append(FailedRun(seq, target.name, command))
         yield
         self.with_step(self.say(self.words.reproduced, name=target.name), "reproduced")
         yield
@@ -896,6 +1267,37 @@ class _Writer:
                                               size=self.size(800, 3000, 0.3)))
         yield
 
+    def wrapper_cycle(self) -> Iterator[None]:
+        """A checker fails; later a wrapper that runs it (make lint, a smoke script, an npm
+        script) passes. The build file says the link when the bee reads it; the ground truth
+        is the project's, not the text's."""
+        wrapper = self.project.wrappers[self.wrapped % len(self.project.wrappers)]
+        self.wrapped += 1
+        inner = self.rng.choice(wrapper.runs)
+        kind = "lint" if inner in self.project.lint else "check"
+        self.run_command(inner, kind, ok=False,
+                         output=out.check_run(self.out, self.project, inner, ok=False))
+        yield
+        self.edit(self.rng.choice(self.project.sources))
+        yield
+        if self.rng.random() < 0.7:
+            self.read_text(wrapper.file, wrapper.text.rstrip("\n").split("\n"), "build file")
+            yield
+        if self.rng.random() < 0.3 and self.pending_wrapper is None:
+            self.pending_wrapper = wrapper  # run once the ticket's work is done
+            return
+        if self.rng.random() < 0.4:
+            self.read(self.rng.choice(self.project.sources))
+            yield
+        yield from self.wrapper_passes(wrapper)
+
+    def wrapper_passes(self, wrapper: Wrapper) -> Iterator[None]:
+        self.run_wrapper(wrapper)
+        yield
+        if self.rng.random() < 0.4:
+            self.bee(self.say(self.words.wrapper_note, cmd=wrapper.command), "wrapper note")
+            yield
+
     def upkeep(self) -> Iterator[None]:
         """Once the backlog is empty: docs, reads, the suite, next steps."""
         project = self.project
@@ -903,13 +1305,21 @@ class _Writer:
             choice = self.rng.random()
             if choice < 0.3:
                 self.read(self.rng.choice(project.sources + project.docs))
-            elif choice < 0.5:
+            elif choice < 0.4:
                 self.edit(self.rng.choice(project.docs))
+            elif choice < 0.5:
+                self.write(self.rng.choice(project.docs))
             elif choice < 0.65:
                 self.run_test(self.rng.choice(project.suite), None,
                               ok=self.rng.random() < 0.8, kind="suite")
             elif choice < 0.8:
                 yield from self.fix_cycle()
+                continue
+            elif choice < 0.86:
+                yield from self.wrapper_cycle()
+                if self.pending_wrapper is not None:
+                    wrapper, self.pending_wrapper = self.pending_wrapper, None
+                    yield from self.wrapper_passes(wrapper)
                 continue
             else:
                 self.with_step(self.say(self.words.findings,

@@ -28,37 +28,77 @@ How names are matched (fair to any rendering of the view, docs/reference.md §3.
   `issue 57` is also named `issue #57` or `#57`;
 - a command is named when its text, whitespace folded, appears whole and is not followed by
   more arguments (`cargo test` is not named by `cargo test --test decoder`);
-- text is compared whitespace folded, quote markers removed.
+- text is compared whitespace folded, quote markers removed;
+- a Paroles line shows a message when both read the same once seq references (`#12`) and
+  framing punctuation are set aside, case folded (`> #8, #40 — ok` shows "ok").
 
 The probes (target in brackets):
 - rules_current_verbatim [100 %]: every rule the operator gave up to the checkpoint, and that
-  no later rule replaced, appears word for word anywhere in the view;
+  no later rule replaced nor the operator withdrew, appears word for word anywhere in the
+  view;
 - rule_replaced_shown [0]: a replaced rule appears after its replacement in the view, or at
   all when its replacement is not in the view (counted per checkpoint and rule);
+- rule_withdrawn_shown [0]: once the operator withdrew a rule ("Forget the rule about…"), the
+  rule appears in the view with no withdrawal words after its last appearance (per
+  checkpoint and rule);
+- paroles_share [0; the share's median and maximum reported]: checkpoints where Operator's
+  words holds over half of the récit's characters (the section's body over the
+  `## Self-narrative` block up to the first entry) while one of its lines is not a current
+  rule (a line holding a current rule's text word for word is a rule's line);
+- chatter_quoted [0]: a folded chatter message (what only acknowledges, approves or nudges:
+  "ok", "lgtm", "vas-y", "yes, apply it") shown as a line of Operator's words (per checkpoint
+  and distinct text). Chatter that settles a choice the bee asked about is a decision, not
+  counted here (decision_current measures it);
+- noise_in_sections [0]: per checkpoint and section (Decisions, Files, Errors, Operator's
+  words, Work in progress, Next step), a line holding the runtime's markup
+  (`system-reminder`, `local-command-caveat`, `command-name>`, Codex's
+  `environment_context`) or an orchestrator's nudge ("Continue from where you left off.":
+  the whole line, or inside it when the nudge has 20 characters or more);
 - open_failures_named [90 %]: each folded failure whose fix is not folded (or that has no fix)
   is named on an Errors line by its command or its test path. A failure is a failing test,
-  linter, build or shell command (never a read); a test failure is fixed by a later success
-  of the same command, of a test run naming the same path, or of a whole-suite run; any
-  other failure only by the same command succeeding;
-- fixed_failures_listed_open [0]: for each failure whose fix is folded, an Errors line naming
-  its command or path with the failure's #seq, and with neither the fix's #seq nor a word
-  saying it was resolved (resolved, fixed, solved, résolu, corrigé, réparé, réglé...);
-- open_tickets_in_progress [90 %]: each ticket with a folded opening (assigned, started or
-  resumed) and no folded closing is named in Work in progress;
-- closed_tickets_in_flight [0]: a ticket whose closing is folded is the first ticket named on
-  a Work in progress line that has no word saying it is closed (closed, merged, done,
-  shipped, fermé, livré, mergé, terminé...);
+  linter, checker, build or shell command (never a read); a test failure is fixed by a later
+  success of the same command, of a test run naming the same path, or of a whole-suite run;
+  any other failure by the same command succeeding, or by the success of a wrapper that
+  runs it (`make lint` after `tflint`, `scripts/smoke.sh` after `nslookup`: the project
+  says which commands a wrapper runs, as its build file does);
+- fixed_failures_listed_open [0]: for each failure whose fix is folded (whatever fixed it,
+  a wrapper included), an Errors line naming its command or path with the failure's #seq,
+  and with neither the fix's #seq nor a word saying it was resolved (resolved, fixed,
+  solved, résolu, corrigé, réparé, réglé...);
+- failed_heading_marked [100 %] and failed_tail_kept [100 %]: each long failing test run
+  (thousands of passing lines, the failing test named in its tail, a command that does not
+  name it), measured once, at the first pass that shows it in condensé (the summary's
+  `condense` seqs; its block found by its `### #seq ·` heading): its heading line says it
+  failed (any of "failed", "failure", "fail", "échec", "échoué(e)", "en échec", "✗", "✘",
+  "❌", "ok: false", case ignored), and its block names the failing test;
+- open_tickets_in_progress [90 %]: each ticket whose newest folded event is an opening is
+  named in Work in progress. A ticket's events are its openings (assigned, in the
+  operator's words or in three of them; started; resumed; reopened, by the operator, by a
+  tracker's output such as `linear issue view`'s "moved from Done to In Progress", or by
+  the bee's `bd update … --status in_progress`; and what says it is in flight: parked, "not
+  closed yet") and its closings, so a ticket can be closed, reopened and closed again;
+- closed_tickets_in_flight [0]: a ticket whose newest folded event is a closing is the first
+  ticket named on a Work in progress line that has no word saying it is closed (closed,
+  merged, done, shipped, fermé, livré, mergé, terminé...);
 - next_step_newest [90 % of checkpoints]: the newest folded next step (the bee's, or the
   operator's request for the next thing to do) is named in Next step by one of its keys
   (the path, symbol or ticket it names);
 - decision_current [90 %]: for each subject with a folded decision, the newest folded
-  decision's choice word is on a Decisions line;
-- decision_reversed_as_current [0]: once a reversal is folded, a Decisions line names the old
-  choice, not the new one, nor the reversal's #seq, nor a word saying it was replaced;
+  decision's choice word is on a Decisions line. A decision is the bee's ("I'll use
+  OVERWRITE for…", a reversal of its own), or the operator's: a reply that settles what the
+  bee asked ("Fine, MERGE it is."), or that overrules the bee ("No, use MERGE instead");
+- decision_reversed_as_current [0]: once a reversal (the bee's or the operator's) is
+  folded, a Decisions line names the old choice, not the new one, nor the reversal's #seq,
+  nor a word saying it was replaced;
+- next_step_in_decisions [0]: checkpoints where a Decisions line holds the first 60
+  characters of a folded next step's action (what it says to do);
 - recent_files_named [80 %]: the files the last 30 exchanges read or changed are named
-  anywhere in the view;
-- cut_answer_tail_kept [100 %]: when the last exchange's answer is not in the view whole, its
-  last line (the last two when the last is under 16 characters) is;
+  anywhere in the view, as paths relative to the work tree: Claude Code's tools write them
+  absolute (/home/pi/wx-station/src/main.rs), and an absolute path does not name its
+  relative form;
+- cut_answer_tail_kept [100 %]: when the last exchange's answer (without what the runtime
+  appended to it) is not in the view whole, its last line (the last two when the last is
+  under 16 characters) is;
 - view_over_cap [0]: passes (and checkpoint files) where len(handoff.md) is over
   budget_net + budget_condense + budget_recit;
 - mission_present [100 %]: the bee's mission, whitespace folded;
@@ -69,6 +109,10 @@ The probes (target in brackets):
   10-100 KB tool outputs fill net alone, and the next exchange pushes them out (net's
   rule): what the fill measures then is the session's shape, not what the view keeps;
 - folds_per_100_evictions [<= 20]: over the whole run;
+- lighthouses_over_half_condense [0 passes]: passes where the lighthouses in condensé (the
+  summary's `condense` items with `phare`, their `chars`) hold more than half of
+  `budget_condense` plus one entry's wrapper (the largest of theirs: its block less the
+  texts it quotes), docs/reference.md §3.4.1;
 - read_only_tickets_in_flight [0]: a ticket named so far only in folded tool outputs (a git
   log, a grep), never opened nor parked by the bee in a folded exchange, is the first
   ticket of a Work in progress line;
@@ -99,7 +143,7 @@ from typing import Any
 
 import tomli_w
 from eval_projects import project_for
-from eval_session import Session, fold, generate
+from eval_session import CLOSE, OPEN, Session, fold, generate
 
 from horizon.core.settings import GlobalConfig
 from horizon.engine.bee_engine import BeeEngine, ReadNew, SweepAges
@@ -126,6 +170,13 @@ TITLES = {
 }
 MISSION, DECISIONS, FILES, ERRORS, WORDS_, WORK, NEXT = range(7)
 PLACEHOLDERS = ("reprendre après", "voir le condensé", "resume after", "see the condensed")
+PAROLES_SHARE = 0.5  # of the récit's characters, what Operator's words may hold with non-rules
+# Runtime markup no section line should carry (Claude Code's, Codex's).
+MARKUP = ("system-reminder", "local-command-caveat", "command-name>", "environment_context")
+NUDGE_CONTAINED = 20  # a nudge this long is noise wherever a line holds it
+# A heading that says its entry failed (docs/reference.md §3.6's fields, and any mark).
+FAILED_MARK = re.compile(r"(?i:\b(?:failed|failure|fail|échec|échouée?|en échec)\b)|[✗✘❌]"
+                         r"|(?i:\bok\s*[:=]\s*false\b)")
 RESOLVED = re.compile(r"\b(resolved|fixed|solved|now passes|passes now|résolue?s?|corrigée?s?|"
                       r"réparée?s?|réglée?s?)\b", re.IGNORECASE)
 CLOSED = re.compile(r"\b(closed|closing|merged|done|shipped|fixed|resolved|fermée?|clos|close|"
@@ -146,6 +197,8 @@ class View:
     plain: str  # quote markers removed, whitespace folded
     unquoted: str  # quote markers removed, lines kept
     sections: dict[int, list[str]]
+    bodies: dict[int, str] = field(default_factory=dict)  # each section's body as written
+    recit_chars: int = 0  # the récit block, its title to the first entry
 
     def section(self, index: int) -> list[str]:
         return self.sections.get(index, [])
@@ -164,18 +217,27 @@ def parse_view(text: str, langue: str) -> View:
     title, names = TITLES[langue]
     lines = text.split("\n")
     sections: dict[int, list[str]] = {}
+    bodies: dict[int, list[str]] = {}
+    recit_chars = 0
     if title in lines:
+        start = lines.index(title)
+        recit_chars = len(title) + 1
         current: int | None = None
-        for line in lines[lines.index(title) + 1:]:
+        for line in lines[start + 1:]:
             if line.startswith("### ") and line[4:].strip() in names:
                 current = names.index(line[4:].strip())
-                sections[current] = []
+                sections[current], bodies[current] = [], []
             elif line.startswith(("### ", "## ", "[horizon")):
                 break  # the first condensed or net entry, or the notice
-            elif current is not None and unquote(line).strip():
-                sections[current].append(fold(unquote(line)))
+            elif current is not None:
+                bodies[current].append(line)
+                if unquote(line).strip():
+                    sections[current].append(fold(unquote(line)))
+            recit_chars += len(line) + 1
     unquoted = "\n".join(unquote(line) for line in lines)
-    return View(text, fold(unquoted), unquoted, sections)
+    return View(text, fold(unquoted), unquoted, sections,
+                {index: "\n".join(body).strip("\n") for index, body in bodies.items()},
+                recit_chars)
 
 
 def _pattern(key: str, flags: int = 0) -> re.Pattern[str]:
@@ -209,6 +271,38 @@ def first_ticket(line: str, session: Session) -> str | None:
     return best[1] if best else None
 
 
+def as_said(text: str) -> str:
+    """A line or a message with its seq references and framing punctuation set aside, case
+    folded: how a Paroles line is compared with the words it quotes."""
+    bare = re.sub(r"#\d+", "", fold(text))
+    return " ".join(bare.strip(" ,;:—–-…·()[]\"'«»“”>").split()).casefold()
+
+
+def is_noise(line: str, nudges: set[str]) -> bool:
+    """Runtime markup, or an orchestrator's nudge: the whole line, or inside it when long."""
+    if any(mark in line for mark in MARKUP):
+        return True
+    said = as_said(line)
+    return any(said == as_said(nudge) or (len(nudge) >= NUDGE_CONTAINED and fold(nudge) in line)
+               for nudge in nudges)
+
+
+def entry_block(text: str, seq: int) -> str | None:
+    """An entry's block in the view: its `### #seq ·` heading to the next heading."""
+    found = re.search(rf"^### #{seq} ·.*$", text, re.MULTILINE)
+    if found is None:
+        return None
+    end = re.search(r"^(?:### |## |\[horizon)", text[found.end():], re.MULTILINE)
+    return text[found.start():found.end() + (end.start() if end else len(text))]
+
+
+def wrapper_chars(block: str) -> int:
+    """What an entry's block adds around its texts: the heading, the labels, the quote
+    markers and line ends."""
+    return len(block) - sum(len(unquote(line)) for line in block.split("\n")
+                            if line.startswith(">"))
+
+
 def tail_of(answer: str) -> str:
     lines = [line for line in answer.split("\n") if line.strip()]
     if not lines:
@@ -232,13 +326,20 @@ class Probe:
 PROBES = (
     Probe("rules_current_verbatim", "ratio", 1.0, "100 %", WORDS_),
     Probe("rule_replaced_shown", "count", 0, "0", WORDS_),
+    Probe("rule_withdrawn_shown", "count", 0, "0", WORDS_),
+    Probe("paroles_share", "count", 0, "0", WORDS_),
+    Probe("chatter_quoted", "count", 0, "0", WORDS_),
+    Probe("noise_in_sections", "count", 0, "0", None),
     Probe("open_failures_named", "ratio", 0.9, ">= 90 %", ERRORS),
     Probe("fixed_failures_listed_open", "count", 0, "0", ERRORS),
+    Probe("failed_heading_marked", "ratio", 1.0, "100 %", None),
+    Probe("failed_tail_kept", "ratio", 1.0, "100 %", None),
     Probe("open_tickets_in_progress", "ratio", 0.9, ">= 90 %", WORK),
     Probe("closed_tickets_in_flight", "count", 0, "0", WORK),
     Probe("next_step_newest", "ratio", 0.9, ">= 90 % of checkpoints", NEXT),
     Probe("decision_current", "ratio", 0.9, ">= 90 %", DECISIONS),
     Probe("decision_reversed_as_current", "count", 0, "0", DECISIONS),
+    Probe("next_step_in_decisions", "count", 0, "0", DECISIONS),
     Probe("recent_files_named", "ratio", 0.8, ">= 80 %", FILES),
     Probe("cut_answer_tail_kept", "ratio", 1.0, "100 %", None),
     Probe("view_over_cap", "count", 0, "0 passes", None),
@@ -246,6 +347,7 @@ PROBES = (
     Probe("next_step_placeholder", "count", 0, "0", NEXT),
     Probe("view_fill", "value", 0.0, "reported", None),
     Probe("folds_per_100_evictions", "value", 20, "<= 20", None),
+    Probe("lighthouses_over_half_condense", "count", 0, "0 passes", None),
     Probe("read_only_tickets_in_flight", "count", 0, "0", WORK),
     Probe("failed_reads_listed", "count", 0, "0", ERRORS),
     Probe("rule_taken_for_work", "count", 0, "0", NEXT),
@@ -269,6 +371,7 @@ class Play:
     session: Session
     tallies: dict[str, Tally] = field(default_factory=lambda: {p.name: Tally() for p in PROBES})
     fills: list[float] = field(default_factory=list)
+    shares: list[float] = field(default_factory=list)  # Paroles over the récit, per checkpoint
     passes: int = 0
     over_cap: int = 0
     evictions: int = 0
@@ -338,10 +441,12 @@ def play(session: Session, root: Path, keep: bool) -> Play:
     config = GlobalConfig()
     effective = effective_settings(config, config_source(None), hive, session.bee)
     cap = effective.horizon.cap
+    half = effective.horizon.budget_condense / 2
     engine = BeeEngine(hive, session.bee, config, effective)
     journal = hive / "window" / f"{session.bee}-messages.jsonl"
     history = 0
     previous: float | None = None
+    measured: set[int] = set()  # failed runs already measured in condensé
 
     def took(outcome: Pass | None) -> None:
         if outcome is None:
@@ -353,6 +458,7 @@ def play(session: Session, root: Path, keep: bool) -> Play:
             result.over_cap += 1
             result.example("view_over_cap", outcome.state.checkpoint.seq,
                            f"len(handoff.md) <= {cap}", None, chars=len(outcome.view.text))
+        check_pass(result, outcome.view.text, outcome.view.summary, half, measured)
 
     checkpoints = set(session.checkpoints)
     for exchange in session.exchanges:
@@ -426,6 +532,15 @@ def check_rules(result: Play, cp: int, view: View, folded: set[int]) -> None:
                              f"not shown after its replacement: {rule.text}", view,
                              replacement=replacement.text)
             continue
+        if rule.withdrawn_at is not None and rule.withdrawn_at <= cp:
+            assert rule.withdrawal is not None
+            old_at = view.plain.rfind(text)
+            bad = old_at >= 0 and view.plain.find(fold(rule.withdrawal), old_at) < 0
+            result.violation("rule_withdrawn_shown", cp, bad,
+                             f"withdrawn at #{rule.withdrawn_at}, not shown without its "
+                             f"withdrawal after it: {rule.text}", view,
+                             withdrawal=rule.withdrawal)
+            continue
         result.ratio("rules_current_verbatim", cp, text in view.plain, rule.text, view,
                      given_at=rule.given)
     # A rule is for every time: never the next step nor the work in flight.
@@ -437,6 +552,70 @@ def check_rules(result: Play, cp: int, view: View, folded: set[int]) -> None:
         result.violation("rule_taken_for_work", cp, bool(taken),
                          "no rule as the next step or work in flight", view,
                          lines=taken[:3])
+
+
+def check_words(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    """Operator's words hold rules: chatter is not quoted, and non-rules do not fill it."""
+    s = result.session
+    lines = view.section(WORDS_)
+    current = [fold(rule.text) for rule in s.rules if rule.current(cp)]
+    others = [line for line in lines if not any(rule in line for rule in current)]
+    if WORDS_ in view.bodies and view.recit_chars:
+        share = len(view.bodies[WORDS_]) / view.recit_chars
+        result.shares.append(share)
+        result.violation("paroles_share", cp, share > PAROLES_SHARE and bool(others),
+                         f"Operator's words at most {PAROLES_SHARE:.0%} of the récit while it "
+                         f"holds other lines than the current rules", view,
+                         share=round(share, 3), not_rules=others[:5])
+    said = {as_said(line) for line in others}
+    for text in dict.fromkeys(c.text for c in s.chatter
+                              if c.seq in folded and c.settles is None):
+        result.violation("chatter_quoted", cp, as_said(text) in said,
+                         f"chatter not quoted: {text!r}", view,
+                         seqs=[c.seq for c in s.chatter if c.text == text and c.seq <= cp])
+
+
+def check_noise(result: Play, cp: int, view: View, folded: set[int]) -> None:
+    """No section line carries the runtime's markup or an orchestrator's nudge."""
+    s = result.session
+    nudges = {n.text for n in s.nudges if n.seq <= cp}
+    for index in (DECISIONS, FILES, ERRORS, WORDS_, WORK, NEXT):
+        if index not in view.sections:
+            continue
+        noisy = [line for line in view.section(index) if is_noise(line, nudges)]
+        result.violation("noise_in_sections", cp, bool(noisy),
+                         f"no runtime markup nor nudge in {TITLES[s.langue][1][index]}", view,
+                         section=view.section_text(index)[:SECTION_EXCERPT], lines=noisy[:3])
+
+
+def check_pass(result: Play, text: str, summary: dict[str, Any], half: float,
+               measured: set[int]) -> None:
+    """At every pass: the lighthouses' share of condensé, and each long failing run the
+    first time it is shown there."""
+    s = result.session
+    up_to = summary["up_to"]
+    condensed = {item["seq"]: item for item in summary.get("condense", [])}
+    lighthouses = [item for item in condensed.values() if item["phare"]]
+    if lighthouses:
+        blocks = [entry_block(text, item["seq"]) for item in lighthouses]
+        wrapper = max((wrapper_chars(block) for block in blocks if block), default=0)
+        chars = sum(item["chars"] for item in lighthouses)
+        result.violation("lighthouses_over_half_condense", up_to, chars > half + wrapper,
+                         f"lighthouses in condensé at most {half:g} + {wrapper} characters",
+                         None, chars=chars, lighthouses=[item["seq"] for item in lighthouses])
+    for run in s.failed_runs:
+        if run.seq in measured or run.seq not in condensed:
+            continue
+        measured.add(run.seq)
+        block = entry_block(text, run.seq) or ""
+        heading = block.split("\n", 1)[0]
+        plain = fold("\n".join(unquote(line) for line in block.split("\n")))
+        what = f"#{run.seq} {run.command}, failing {run.test}"
+        result.ratio("failed_heading_marked", up_to, FAILED_MARK.search(heading) is not None,
+                     f"heading marked failed: {what}", None, section=block[:SECTION_EXCERPT])
+        result.ratio("failed_tail_kept", up_to, names(plain, run.test),
+                     f"the failing test kept: {what}", None,
+                     section=block[-SECTION_EXCERPT:])
 
 
 def failure_named(line: str, command: str, path: str | None) -> bool:
@@ -482,18 +661,18 @@ def check_tickets(result: Play, cp: int, view: View, folded: set[int]) -> None:
         return any(first_ticket(line, s) == name and not CLOSED.search(line) for line in work)
 
     for ticket in s.tickets:
-        opened = any(seq in folded for seq in ticket.openings)
-        closed = ticket.closed is not None and ticket.closed in folded
-        if closed:
+        # What the récit can know: the newest folded of its openings and closings.
+        state = ticket.state(lambda seq: seq in folded)
+        events = [event for event in ticket.events if event[0] <= cp]
+        if state is not None and state[0] == CLOSE:
             result.violation("closed_tickets_in_flight", cp, in_flight_line(ticket.name),
-                             f"not in flight: {ticket.name} (closed at #{ticket.closed})", view)
-        elif opened:
+                             f"not in flight: {ticket.name} (closed at #{state[1]}; "
+                             f"events {events})", view)
+        elif state is not None and state[0] == OPEN:
             negated = [q for q in ticket.not_closed if q <= cp]
             result.ratio("open_tickets_in_progress", cp, names_ticket(work_text, ticket.aliases),
-                         f"in flight: {ticket.name} (opened at "
-                         f"{[q for q in ticket.openings if q <= cp]}, not closed"
-                         f"{', negated closings ' + str(negated) if negated else ''})",
-                         view)
+                         f"in flight: {ticket.name} (opened at #{state[1]}, events {events}"
+                         f"{', negated closings ' + str(negated) if negated else ''})", view)
         elif (any(seq in folded for seq in ticket.read_only)
               and not any(seq in folded for seq in ticket.parked)):
             result.violation("read_only_tickets_in_flight", cp, in_flight_line(ticket.name),
@@ -529,7 +708,7 @@ def check_decisions(result: Play, cp: int, view: View, folded: set[int]) -> None
         label = s.project.choices[subject].subject[s.langue]
         result.ratio("decision_current", cp,
                      any(names(line, newest.choice, ignore_case=True) for line in lines),
-                     f"{label}: {newest.choice} (#{newest.seq})", view)
+                     f"{label}: {newest.choice} (#{newest.seq}, by the {newest.by})", view)
         if newest.replaces is not None:
             old = newest.replaces
             bad = any(names(line, old, ignore_case=True)
@@ -537,8 +716,14 @@ def check_decisions(result: Play, cp: int, view: View, folded: set[int]) -> None
                       and not names_seq(line, newest.seq) and not REPLACED.search(line)
                       for line in lines)
             result.violation("decision_reversed_as_current", cp, bad,
-                             f"{label}: {old} replaced by {newest.choice} at #{newest.seq}",
-                             view)
+                             f"{label}: {old} replaced by {newest.choice} at #{newest.seq} "
+                             f"(by the {newest.by})", view)
+    # A next step is work to do, not a decision.
+    steps = [fold(step.action)[:RULE_HEAD] for step in s.steps if step.seq in folded]
+    if steps:
+        held = [line for line in lines if any(step in line for step in steps)]
+        result.violation("next_step_in_decisions", cp, bool(held),
+                         "no next step on a Decisions line", view, lines=held[:3])
 
 
 def check_view(result: Play, cp: int, view: View, folded: set[int]) -> None:
@@ -548,7 +733,7 @@ def check_view(result: Play, cp: int, view: View, folded: set[int]) -> None:
     for path in dict.fromkeys(p for e in recent for p in e.files):
         result.ratio("recent_files_named", cp, names(view.plain, path), path, view)
     last = s.exchanges[cp - 1]
-    answer = last.record["answer"]
+    answer = last.clean_answer  # what the runtime appended is no verdict
     if answer.strip() and fold(answer) not in view.plain:
         tail = tail_of(answer)
         result.ratio("cut_answer_tail_kept", cp, tail in view.plain,
@@ -556,7 +741,8 @@ def check_view(result: Play, cp: int, view: View, folded: set[int]) -> None:
 
 
 CHECKS: tuple[Callable[[Play, int, View, set[int]], None], ...] = (
-    check_rules, check_errors, check_tickets, check_next_step, check_decisions, check_view)
+    check_rules, check_words, check_noise, check_errors, check_tickets, check_next_step,
+    check_decisions, check_view)
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -587,7 +773,18 @@ def measure(probe_: Probe, tally: Tally, plays: list[Play]) -> dict[str, Any]:
         row |= {"measured": tally.count, "examined": tally.expected,
                 "checkpoints": tally.checkpoints,
                 "met": tally.count <= probe_.target if tally.expected else None}
+        if probe_.name == "paroles_share":
+            shares = [share for p in plays for share in p.shares]
+            row |= {"share_median": round(statistics.median(shares), 4) if shares else None,
+                    "share_max": round(max(shares), 4) if shares else None}
     return row
+
+
+def cell(row: dict[str, Any]) -> str:
+    """A measure as the tables print it; paroles_share with its largest share."""
+    if row.get("share_max") is not None:
+        return f"{row['measured']} (max {row['share_max']:.0%})"
+    return show(row["measured"])
 
 
 def merged(plays: list[Play], name: str) -> Tally:
@@ -662,7 +859,7 @@ def print_report(report: dict[str, Any]) -> None:
         table.add_column("target")
         table.add_column("met")
         for p in PROBES:
-            cells = [show(entry["probes"][p.name]["measured"]) for entry in entries]
+            cells = [cell(entry["probes"][p.name]) for entry in entries]
             mets = [entry["probes"][p.name]["met"] for entry in entries]
             met = None if all(m is None for m in mets) else all(m is not False for m in mets)
             table.add_row(p.name, *cells, p.label, met_mark(met))
@@ -676,7 +873,7 @@ def print_report(report: dict[str, Any]) -> None:
         table.add_column(column)
     for name, row in report["probes"].items():
         over = row.get("expected", row.get("examined", row.get("passes", row.get("evictions"))))
-        table.add_row(name, show(row["measured"]), row["target"], met_mark(row["met"]),
+        table.add_row(name, cell(row), row["target"], met_mark(row["met"]),
                       show(over), str(len(row["sessions_not_met"])))
     console.print(table)
     console.print("all targets met" if report["met"] else "[red]targets not met[/]")

@@ -14,12 +14,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = {
-    "rules_current_verbatim", "rule_replaced_shown", "open_failures_named",
-    "fixed_failures_listed_open", "open_tickets_in_progress", "closed_tickets_in_flight",
-    "next_step_newest", "decision_current", "decision_reversed_as_current",
+    "rules_current_verbatim", "rule_replaced_shown", "rule_withdrawn_shown", "paroles_share",
+    "chatter_quoted", "noise_in_sections", "open_failures_named",
+    "fixed_failures_listed_open", "failed_heading_marked", "failed_tail_kept",
+    "open_tickets_in_progress", "closed_tickets_in_flight", "next_step_newest",
+    "decision_current", "decision_reversed_as_current", "next_step_in_decisions",
     "recent_files_named", "cut_answer_tail_kept", "view_over_cap", "mission_present",
     "next_step_placeholder", "view_fill", "folds_per_100_evictions",
-    "read_only_tickets_in_flight", "failed_reads_listed", "rule_taken_for_work",
+    "lighthouses_over_half_condense", "read_only_tickets_in_flight", "failed_reads_listed",
+    "rule_taken_for_work",
 }
 SESSIONS = ["1/fr", "1/en", "2/fr", "2/en", "1/net3000/fr", "1/net3000/en"]
 
