@@ -18,6 +18,8 @@ from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
 from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import Labels
+from horizon.core.noise import without_noise
+from horizon.core.outcomes import failing_lines
 from horizon.core.recit import (
     FREE_SECTIONS,
     Heard,
@@ -40,7 +42,7 @@ from horizon.core.records import (
 )
 from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
-from horizon.core.signals import signals_of
+from horizon.core.signals import output_failed, signals_of
 from horizon.core.statements import is_request, is_rule, withdraws_rule
 from horizon.core.test_runs import same_family
 from horizon.core.text import _PATH_PATTERN, clean, cut, ends_cut, flat_cut, flatten
@@ -361,9 +363,11 @@ class Reference:
         zones.net_chars = sum(item.chars for item in zones.net)
         for item in sorted(leaving, key=lambda item: item.seq):
             item.signals = signals_of(item)
-            condensed = (ends_cut if item.ok is False else flat_cut)(item.answer,
-                                                                     settings.ligne_max)
-            item.whole = condensed == flatten(item.answer)
+            item.failed = item.ok is False or output_failed(item)
+            answer = without_noise(item.answer)
+            condensed = (ends_cut(answer, settings.ligne_max, failing_lines(answer))
+                         if item.failed else flat_cut(answer, settings.ligne_max))
+            item.whole = condensed == flatten(answer)
             item.answer = condensed
             item.source = "troncature"
             item.chars = len(condensed_block(item, self.labels))

@@ -9,13 +9,18 @@ import pytest
 
 from horizon.core.blocks import Item, condensed_block, heading
 from horizon.core.coverage import covered_by
+from horizon.core.entries import Entry
 from horizon.core.facts import quotable
 from horizon.core.labels import ENGLISH
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.recit import Line, Quote, Recit, bound_recit, quote_size, recit_size
 from horizon.core.sections import work_tree
+from horizon.core.settings import HorizonSettings
 from horizon.core.statements import is_chatter
 from horizon.core.truncation import Truncation
+from horizon.core.zone_state import Context, Zones
+from tests.unit.ingesting import apply
+from tests.unit.strategies import START
 from tests.unit.test_recit_sections import FAILED, PASSED, Session
 
 REMINDER = ("<system-reminder>\nThe TodoWrite tool hasn't been used recently. Consider "
@@ -180,6 +185,63 @@ def test_a_failed_call_condensed_keeps_its_verdict() -> None:
     assert "· failed" in condensed_block(item, ENGLISH)
     item.ok = True
     assert "failed" not in heading(item, ENGLISH)
+
+
+CARGO_FAILED = "\n".join([
+    "Exit code 101", "   Compiling wx v0.3.0 (/home/pi/wx)",
+    *(f"test parses_{n} ... ok" for n in range(400)),
+    "test parses_variable_wind ... FAILED", "", "failures:", "",
+    "---- parses_variable_wind stdout ----",
+    "thread 'parses_variable_wind' panicked at tests/decoder.rs:237:5:",
+    "assertion `left == right` failed", "", "failures:", "    parses_variable_wind", "",
+    "test result: FAILED. 400 passed; 1 failed; 0 ignored; 0 measured; finished in 2.51s", "",
+    "error: test failed, to rerun pass `--test decoder`"])
+VITEST_FAILED = "\n".join([
+    "Exit code 1", " RUN  v2.0.5 /home/dev/quire", " ❯ test/links.test.ts (488 tests | 1 failed)",
+    *(f"   ✓ builds the row of cursor {n} 27ms" for n in range(400)),
+    "   × reports links to missing anchors 23ms", "", " FAIL  test/links.test.ts > reports "
+    "links to missing anchors", "AssertionError: expected '<p>Intro</p>' to be '<p>Last</p>'",
+    " Test Files  1 failed | 0 passed (1)", "      Tests  1 failed | 487 passed (488)",
+    "   Duration  2.67s (transform 351ms, setup 0ms, collect 380ms, tests 2590ms)"])
+
+
+def _condensed_blocks(calls: list[tuple[str, str, bool | None]]) -> list[str]:
+    """Each call as condensé shows it once later exchanges pushed it out of net."""
+    settings = HorizonSettings(actif=True, langue="en", budget_net=900, budget_condense=8000)
+    entries = [Entry(seq=seq, instant=START + seq, type="tool", question=command,
+                     answer=output, tool="Bash", ok=ok)
+               for seq, (command, output, ok) in enumerate(calls, start=1)]
+    entries += [Entry(seq=len(calls) + n, instant=START + len(calls) + n, type="task",
+                      question=f"question {n}", answer="answer " * 60) for n in range(1, 5)]
+    zones = Zones()
+    apply(zones, entries, Context("mia", settings, Truncation(240, ENGLISH), START + 99, None))
+    held = {item.seq: item for item in zones.condense}
+    return [condensed_block(held[seq], ENGLISH) for seq in range(1, len(calls) + 1)]
+
+
+@pytest.mark.parametrize(("command", "output", "test"), [
+    ("cargo test --test decoder", CARGO_FAILED, "parses_variable_wind"),
+    ("npx vitest run test/links.test.ts", VITEST_FAILED, "reports links to missing anchors"),
+])
+@pytest.mark.parametrize("ok", [False, None])
+def test_a_failed_run_condensed_names_the_failing_test(command: str, output: str, test: str,
+                                                       ok: bool | None) -> None:
+    """The runtime's `ok: false`, or its silence over an output that says it failed: the
+    condensed block says failed, and keeps the line naming the test between head and tail."""
+    [block] = _condensed_blocks([(command, output, ok)])
+    head, _, body = block.partition("\n")
+    excerpt = body.rsplit("\n> ", 1)[1].strip()
+    assert head.endswith("· failed"), head
+    assert test in excerpt and excerpt.count("…") >= 2, excerpt
+    assert excerpt.startswith("Exit code") and len(excerpt) <= 240
+
+
+def test_a_silent_runtime_marks_no_success_nor_read_failed() -> None:
+    passing = CARGO_FAILED.split("\ntest parses_variable_wind")[0] + (
+        "\ntest result: ok. 400 passed; 0 failed; finished in 2.51s")
+    blocks = _condensed_blocks([("cargo test --test decoder", passing.replace(
+        "Exit code 101\n", ""), None), ("grep -rn parse_wind src", "Exit code 1", None)])
+    assert all("failed" not in block.partition("\n")[0] for block in blocks), blocks
 
 
 def test_absolute_paths_are_shown_relative_to_the_work_tree() -> None:

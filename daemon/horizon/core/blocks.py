@@ -60,6 +60,8 @@ class Item(msgspec.Struct):
     signals: Signals | None = None  # set when it leaves net
     ok: bool | None = None  # the runtime's word on a tool call: it succeeded, or not
     files: tuple[str, ...] | None = None  # the runtime's list of what it read or changed
+    # Set when it leaves net: a call the runtime said failed, or whose output says so.
+    failed: bool = False
 
 
 def header(bee: str, mode: str, up_to: int, at: float) -> str:
@@ -89,7 +91,7 @@ def heading(item: Item, labels: Labels) -> str:
         parts.append("id " + metadata(item.writer_id))
     if item.lighthouse:
         parts.append(labels.lighthouse)
-    if item.ok is False:
+    if item.ok is False or item.failed:
         parts.append(labels.failed)
     return " · ".join(parts)
 
@@ -98,7 +100,8 @@ def heading_size(item: Item, labels: Labels) -> int:
     """len(heading(item)), without formatting the instant (every instant prints in
     INSTANT_CHARS) and with metadata measured once per distinct value."""
     size = 5 + len(str(item.seq)) + _fields_size(item.type, item.tool, item.sender,
-                                                  item.lighthouse, item.ok is False, labels)
+                                                  item.lighthouse, item.ok is False or item.failed,
+                                                  labels)
     if item.writer_id:  # each exchange's own, mostly: measured apart from the cache
         size += 3 + 3 + len(metadata(item.writer_id))
     return size

@@ -14,6 +14,7 @@ from horizon.core.patterns import Pattern
 
 TAIL_CHARS = 4096  # of an output, where its verdict is
 VERDICT_LINES = 12  # the last non-blank lines of an output that may hold its verdict
+VERDICT_CHARS = 16384  # of an output, where a runner names the tests that failed
 
 # Tools whose answer is prose (a subagent's report), not an output with a verdict.
 _PROSE_TOOLS = frozenset(["task", "agent", "subagent", "dispatch_agent", "exitplanmode"])
@@ -32,9 +33,10 @@ _NO_FAILURE = Pattern(
 # passes).
 _FAILED_LINE = Pattern(
     r"^(?:FAIL\b|FAILED\b|--- FAIL|make(?:\[\d+\])?: \*\*\*|(?:\[\w+\]\s+)?BUILD FAIL|"
-    r"✗|✕)|panicked at|\b[1-9]\d*\s+(?i:failed|failing|failures?|errors?)\b"
+    r"✗|✕|× )|panicked at|\b[1-9]\d*\s+(?i:failed|failing|failures?|errors?)\b"
     r"|\b(?:Failed|FAILED)\s*$|(?i:would reformat|would be reformatted|no tests ran|"
     r"code style issues found)|Tests?:.*\b[1-9]\d*\s+failed")
+_COUNT = Pattern(r"\b\d+\s+(?i:failed|passed|tests?|errors?)\b")
 _SUCCESS_WORDS = Pattern(
     r"\b(?:passed|passing|pass|ok|success(?:ful(?:ly)?)?|succeeded|all checks passed|"
     r"réussis?|réussi(?:e|es)?|succès|no issues found|test result: ok|up to date)\b|✓|✔",
@@ -53,6 +55,18 @@ def tail_lines(output: str) -> list[str]:
     tail = output[-TAIL_CHARS:] if len(output) > TAIL_CHARS else output
     lines = [line.strip() for line in tail.splitlines() if line.strip()]
     return lines[-VERDICT_LINES:]
+
+
+def failing_lines(output: str) -> list[str]:
+    """The lines of an output's end that say something failed, in their order: the failing
+    tests a runner names above its verdict (`FAILED tests/x.py::t`, `× renders`, `test t
+    ... FAILED`, `panicked at`), then the lines that count them."""
+    tail = output[-VERDICT_CHARS:] if len(output) > VERDICT_CHARS else output
+    found = [line for line in (raw.strip() for raw in tail.splitlines())
+             if line and _may_fail(line) and _FAILED_LINE.search(line)
+             and not _NO_FAILURE.search(line)]
+    # What names a failure before what counts them: the count is in the tail already.
+    return sorted(found, key=lambda line: _COUNT.search(line) is not None)
 
 
 def failure_of(output: str, shell: bool = True, tool: str | None = None,
@@ -101,7 +115,7 @@ def failure_of(output: str, shell: bool = True, tool: str | None = None,
     return None
 
 
-_FAIL_STEMS = ("fail", "error", "✗", "✕", "panick", "make", "would re", "no tests",
+_FAIL_STEMS = ("fail", "error", "✗", "✕", "× ", "panick", "make", "would re", "no tests",
                "code style")
 
 

@@ -57,6 +57,19 @@ def is_call(item: Item) -> bool:
     return item.tool is not None or item.type == TOOL
 
 
+def output_failed(item: Item) -> bool:
+    """A call the runtime said nothing of whose output says it failed (a non-zero exit, a
+    runner's FAILED): what a condensed block marks, as the runtime's `ok: false` is."""
+    if item.ok is not None or not is_call(item):
+        return False
+    command = flatten(item.question[:QUESTION_CHARS])
+    shell = is_shell(item.tool)
+    ran = unwrapped(command) if shell else command
+    if reads_only(item.tool, ran):
+        return False  # a `grep` that finds nothing exits 1
+    return failure_of(without_noise(ends(item.answer)), shell, item.tool, ran) is not None
+
+
 def files_of(item: Item, answer: str) -> tuple[str, ...]:
     """The files an exchange read or changed: the runtime's `files` when it gave them,
     else the paths named at the head of its question (a command, a file tool's target)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 ELLIPSIS = "…"
 METADATA_MAX = 64
@@ -58,24 +59,41 @@ def flat_cut(text: str, limit: int) -> str:
     return cut(flatten(text), limit)
 
 
-def ends_cut(text: str, limit: int) -> str:
-    """A flattened text within `limit` keeping both ends: its head (a third) and its tail,
-    where a tool's verdict is (the failing test, the exit status)."""
+def ends_cut(text: str, limit: int, verdicts: Sequence[str] = ()) -> str:
+    """A flattened text within `limit` keeping both ends: its head and its tail, where a
+    tool's verdict is (the exit status, the count of failures), and between them the first
+    of `verdicts` that fit: the lines naming what failed, printed above the tail."""
     if len(text) <= limit * 8:
         flat = flatten(text)
         if len(flat) <= limit:
             return flat
-    head = cut(flatten(text[: limit * 4 + 64]), limit // 3)
+    flat_end = flatten(text[-limit * 8:])
+    middle: list[str] = []
+    left = limit * 2 // 5
+    for verdict in verdicts:
+        line = flatten(verdict)
+        if not line or line in middle or line in flat_end[-(limit // 3):]:
+            continue  # the tail shows it
+        if len(line) + len(VERDICT_JOINT) > left:
+            if left >= VERDICT_MIN:
+                middle.append(cut(line, left - len(VERDICT_JOINT)))
+            break
+        middle.append(line)
+        left -= len(line) + len(VERDICT_JOINT)
+    head = cut(flatten(text[: limit * 4 + 64]), limit // (4 if middle else 3))
     if head.endswith(ELLIPSIS):
         head = head[: -len(ELLIPSIS)].rstrip()
-    room = limit - len(head) - len(ENDS_JOINT)
-    tail = flatten(text[-limit * 8:])[-room:]
+    between = VERDICT_JOINT.join(middle) + ENDS_JOINT if middle else ""
+    room = limit - len(head) - len(ENDS_JOINT) - len(between)
+    tail = flat_end[-room:]
     if " " in tail[: room // 2]:  # start the tail at a word
         tail = tail[tail.index(" ") + 1:]
-    return head + ENDS_JOINT + tail
+    return head + ENDS_JOINT + between + tail
 
 
 ENDS_JOINT = f" {ELLIPSIS} "
+VERDICT_JOINT = " · "
+VERDICT_MIN = 24  # shorter, a cut verdict line names nothing
 
 
 @functools.lru_cache(maxsize=1024)

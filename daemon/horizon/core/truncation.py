@@ -15,6 +15,8 @@ import msgspec
 from horizon.core.blocks import Item
 from horizon.core.facts import learn_all
 from horizon.core.labels import FRENCH, Labels
+from horizon.core.noise import without_noise
+from horizon.core.outcomes import failing_lines
 from horizon.core.recit import Line, Recit
 from horizon.core.sections import sections_of
 from horizon.core.summarizer import TRUNCATION, Condensed, Folded
@@ -32,16 +34,17 @@ class Truncation:
         self.labels = labels
 
     def condense(self, exchange: Item) -> Condensed:
-        return self.condense_answer(exchange.answer, failed=exchange.ok is False)
+        return self.condense_answer(exchange.answer, failed=exchange.ok is False or exchange.failed)
 
     def condense_answer(self, answer: str, printable: bool | None = None,
                         failed: bool = False) -> Condensed:
         """`condense` of an exchange with this answer (`printable`: whether it is, when
-        the caller already looked). A failed call keeps its output's ends: its verdict is
-        at the tail."""
+        the caller already looked). A failed call keeps its output's ends, its verdict at
+        the tail, and the lines above it that name what failed."""
         limit = self.ligne_max
+        answer = without_noise(answer)  # what the runtime appended is nobody's output
         if failed:
-            text = ends_cut(answer, limit)
+            text = ends_cut(answer, limit, failing_lines(answer))
             return Condensed(text, LEVEL, whole=flatten(answer) == text)
         if printable is None:
             printable = answer.isprintable()

@@ -24,7 +24,7 @@ from horizon.core.blocks import (
 from horizon.core.entries import Entry, Rejection
 from horizon.core.folds import fold_if_over
 from horizon.core.settings import HorizonSettings
-from horizon.core.signals import signals_of
+from horizon.core.signals import output_failed, signals_of
 from horizon.core.summarizer import TRUNCATION
 from horizon.core.text import cut, flatten
 from horizon.core.truncation import Truncation
@@ -260,9 +260,10 @@ def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -
         item.signals = signals_of(item)  # the whole answer is still here
     else:
         deferred.hold(item.seq, item.answer)  # read if it stays long enough
+    item.failed = item.ok is False or output_failed(item)
     summarizer = ctx.summarizer
     if isinstance(summarizer, Truncation):
-        condensed = summarizer.condense_answer(item.answer, printable, item.ok is False)
+        condensed = summarizer.condense_answer(item.answer, printable, item.failed)
     else:
         condensed = summarizer.condense(item)
     item.answer = condensed.text
@@ -270,7 +271,7 @@ def _condensed(zones: Zones, item: Item, ctx: Context, printable: bool | None) -
     item.whole = condensed.whole
     labels = ctx.labels
     head = deferred.heads.pop(item.seq, None) if deferred is not None else None
-    if head is None:
+    if head is None or item.failed != (item.ok is False):  # its heading now says failed
         head = head_size(item, labels)
     item.chars = head + answer_size(condensed_label(item, labels), item.answer)
     if not zones.condense or zones.condense[-1].seq < item.seq:

@@ -27,8 +27,9 @@ from horizon.hive.layout import (
 # every quote's seqs (ADR 0008); 5: condensed entries keep the signals read from their
 # whole text; 6: the quotes' seqs as arrays; 7: the récit's per-key records and the
 # entries' `ok` and `files` (ADR 0008); 8: a failed call's heading and condensed answer,
-# quotes without chatter nor runtime noise. An older state is rebuilt.
-STATE_FORMAT = 8
+# quotes without chatter nor runtime noise; 9: a condensed call marked failed by its
+# output, its failing lines kept. An older state is rebuilt.
+STATE_FORMAT = 9
 
 
 class StateTooNew(HiveError):
