@@ -31,9 +31,11 @@ from horizon.core.recit import (
     render_recit,
 )
 from horizon.core.records import (
+    CHOICES_KEPT,
     DECISIONS_KEPT,
     FILES_KEPT,
     RECORD_SPAN,
+    Asked,
     Decision,
     Facts,
     Failure,
@@ -226,8 +228,13 @@ def reference_facts(folded: list[Item]) -> Facts:
     failures, tests = _failure_records(pairs)
     tickets: dict[str, Ticket] = {}
     decisions = []
+    asks, replies = [], []
     task = step = None
     for item, said in pairs:
+        if said.asked is not None:
+            asks.append(Asked(item.seq, said.asked, said.options))
+        if said.reply is not None:
+            replies.append(Stated(item.seq, said.reply))
         for path in said.paths:
             files[path] = max(files.get(path, 0), item.seq)
         for name, state, sentence in said.tickets:
@@ -247,7 +254,9 @@ def reference_facts(folded: list[Item]) -> Facts:
     decisions.sort(key=lambda decision: (decision.seq, decision.text))
     return Facts(newest, dict(sorted(files.items(), key=lambda pair: (pair[1], pair[0]))
                               [-FILES_KEPT:]),
-                 failures, tests, tickets, tuple(decisions[-DECISIONS_KEPT:]), task, step)
+                 failures, tests, tickets, tuple(decisions[-DECISIONS_KEPT:]), task, step,
+                 tuple(sorted(asks, key=lambda ask: ask.seq)[-CHOICES_KEPT:]),
+                 tuple(sorted(replies, key=lambda reply: reply.seq)[-CHOICES_KEPT:]))
 
 
 def reference_quotes(folded: list[Item], keep: int) -> tuple[tuple[Quote, ...],

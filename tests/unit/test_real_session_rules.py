@@ -138,6 +138,47 @@ def test_the_operator_reverses_the_bees_decision() -> None:
     assert "MERGE" in decisions[0]
 
 
+@pytest.mark.parametrize("reply", ["Go with kong.", "kong.", "ok kong", "Va pour kong."])
+def test_a_reply_naming_one_option_settles_the_choice_the_bee_asked_for(reply: str) -> None:
+    session = Session()
+    session.bee("Go on.", "Tests pass. I need a call on the command-line parser: cobra "
+                          "(completions for free) or kong (one struct per flag)?")
+    settled = session.operator(reply)
+    [decision] = session.section("Décisions")
+    assert decision.startswith(f"#{settled} kong") and "command-line parser" in decision
+    # Said later, the bee's other pick for the same subject replaces it, and back.
+    session.bee("", "Change of plan: the command-line parser moves to cobra instead of kong.")
+    [decision] = session.section("Décisions")
+    assert "cobra instead of kong" in decision
+
+
+def test_a_reply_settles_only_a_choice_asked_just_before_and_naming_one_option() -> None:
+    session = Session()
+    session.bee("Go on.", "Should I use MERGE or OVERWRITE for reloading a partition?")
+    session.operator("either MERGE or OVERWRITE is fine")  # names both: no choice
+    assert session.section("Décisions") == []
+    for n in range(5):
+        session.call(f"pytest tests/test_{n}.py", PASSED)
+    session.operator("MERGE.")  # too late to answer that question
+    assert session.section("Décisions") == []
+
+
+@pytest.mark.parametrize(("correction", "reply"), [
+    ("Hmm, no: nfpm, not goreleaser.", "OK."),
+    ("Non : nfpm, pas goreleaser.", "D'accord."),
+    ("Actually let's keep nfpm.", "Fair enough, undoing the goreleaser part."),
+])
+def test_an_operators_correction_replaces_the_decision_it_undoes(correction: str,
+                                                                 reply: str) -> None:
+    session = Session()
+    session.bee("", "Going with goreleaser for release packaging: it builds the archives.")
+    session.bee("", "For duplicate detection, we use xxhash from now on: it is fast.")
+    corrected = session.operator(correction, reply)
+    decisions = session.section("Décisions")
+    assert len(decisions) == 2 and decisions[0].startswith(f"#{corrected}"), decisions
+    assert not any("goreleaser for release" in line for line in decisions)
+
+
 def test_a_next_step_is_no_decision() -> None:
     session = Session()
     session.bee("", "Next step: switch the cache to Redis.")

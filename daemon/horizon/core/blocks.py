@@ -39,6 +39,9 @@ class Signals(msgspec.Struct, frozen=True, omit_defaults=True):
     # What the bee settles: each decision, what it is about, whether it reverses one.
     decisions: tuple[tuple[str, str, bool], ...] = ()
     task: str | None = None  # the task it gives, with no ticket
+    asked: str | None = None  # the choice the bee asks for, and its options
+    options: tuple[str, ...] = ()
+    reply: str | None = None  # the operator's short words: they may settle that choice
 
 
 class Item(msgspec.Struct):

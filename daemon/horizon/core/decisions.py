@@ -16,6 +16,7 @@ import re
 import unicodedata
 
 from horizon.core.patterns import Pattern
+from horizon.core.records import Asked, Decision, Stated
 from horizon.core.statements import STATEMENT_CHARS, WORD, fold_case, prose, sentences
 from horizon.core.text import flatten
 from horizon.core.tickets import ticket_names
@@ -33,7 +34,7 @@ _DECISION = Pattern(
     r"(?:we|let's|let\s+us)(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to)?\s+"
     r"(?:use|go\s+with|stick\s+with|keep|switch\s+to|move\s+to|adopt|stay\s+with|"
     r"rely\s+on|store)\b|(?:going|go|gone|went)\s+with\b|opt(?:ed|ing)\s+for\b|"
-    r"\w+\s+it\s+is\b|change\s+of\s+plans?\b|changed\s+my\s+mind\b|scratch\s+that\b|"
+    r"\w+\s+it\s+is\b|change\s+of\s+(?:plans?|mind)\b|changed\s+my\s+mind\b|scratch\s+that\b|"
     r"on\s+second\s+thoughts?\b|revert(?:ing|ed)?\s+(?:to|the)\b|revers(?:e|es|ed|ing)\b|"
     r"earlier\s+call\b|wrong\s+(?:pick|choice|call)\b|in\s+favou?r\s+of\b|"
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+from\s+\S+\s+to\b|"
@@ -42,7 +43,7 @@ _DECISION = Pattern(
     r"au\s+profit\s+d[eu']|on\s+(?:reste|restera)\s+sur\b|"
     r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`-]+(?:\s+[\w.+#`-]+)?\s+(?:with|by)\b|"
     r"(?:dropp?(?:ed|ing)|dropping)\s+" + _NAMED + r"|"
-    r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,3}?to\s+"
+    r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,4}?to\s+"
     + _ARTICLE + _NAMED + r"|"
     r"i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|keep|store|adopt|"
     r"switch\s+to|move\s+to|stick\s+with)\s+(?:" + _ARTICLE + _NAMED
@@ -92,13 +93,14 @@ _UNDECIDED = Pattern(r"\b(?:no\s+decision|not\s+(?:yet\s+)?decided|undecided|"
                         r"aucune\s+décision|rien\s+de\s+décidé)", re.IGNORECASE)
 # What says a decision undoes the one just before it, without naming what it undoes.
 _REVERSAL = Pattern(
-    r"\b(?:change\s+of\s+plans?|changed\s+my\s+mind|scratch\s+that|on\s+second\s+thoughts?|"
+    r"\b(?:change\s+of\s+(?:plans?|mind)|changed\s+my\s+mind|scratch\s+that|on\s+second\s+thoughts?|"
     r"actually,?\s+(?:no|let's\s+not|scratch)|revers(?:e|es|ed|ing)\s+(?:that|this|it|the\s+"
     r"(?:earlier|previous|last))|reconsider(?:ed|ing)?\s+(?:that|this)|en\s+fait,?\s+non|"
     r"finalement,?\s+non|(?:je\s+)?reviens\s+sur\s+(?:ce|mon|notre)\s+choix|"
     r"changement\s+de\s+plan)", re.IGNORECASE)
 _DROPPED = Pattern(
-    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|drop(?:p?ing|ped)?|abandon(?:ing)?|"
+    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|undo(?:ing|ne)?|défais|"
+    r"drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
     r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"
     r"let's\s+not\s+(?:use|bring\s+in|go\s+with)|"
@@ -212,30 +214,63 @@ _OPERATOR_CHOICE = Pattern(
     r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
     r"move\s+to|pick|choose|prefer|take|utilise|utilisons|garde|gardons|prends|prenons|"
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
-    r"bascule\s+sur)\s+" + _ARTICLE + r"[\w.+#`/-]{2,}", re.IGNORECASE)
+    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+" + _ARTICLE
+    + r"[\w.+#`/-]{2,}", re.IGNORECASE)
+# The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
+# not goreleaser.", "ULID plutôt que UUIDv4").
+_OPERATOR_CORRECTION = Pattern(
+    r"^\W*(?:(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement|ok|okay)\b[\s,.!:;-]*)*"
+    r"[\w.+#`/-]{2,}\s*,?\s+(?:not|pas|rather\s+than|instead\s+of|plutôt\s+que|"
+    r"au\s+lieu\s+d[eu']\s*)\s*[\w.+#`/-]{2,}\W*$", re.IGNORECASE)
 _OPERATOR_REVERSAL = Pattern(
     r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt)\b|\binstead\b|"
     r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
 
 
-def operator_decisions(text: str) -> list[tuple[str, str, bool]]:
+_CORRECTING = Pattern(r"^\W*(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement)\b",
+                      re.IGNORECASE)
+
+
+def corrects(text: str) -> bool:
+    """Operator words that correct the bee's choice ("Hmm, no: nfpm, not goreleaser."):
+    a decision, even in the form of a convention ("X, not Y")."""
+    flat = flatten(text[:STATEMENT_CHARS * 2])
+    return _CORRECTING.match(flat) is not None and _OPERATOR_CORRECTION.match(flat) is not None
+
+
+def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]]:
     """The decisions the operator's words settle: what reads as a decision, and a choice
-    given as an instruction; one said as a correction reverses the decision before it."""
+    given as an instruction; one said as a correction reverses the decision before it,
+    or the one the bee's `reply` says it undoes ("Fair enough, undoing the FCM part")."""
     found = [(said, about, reverses or _OPERATOR_REVERSAL.search(about) is not None)
              for said, about, reverses in decisions_stated(text)]
+    found = _with_reply(found, reply)
     if len(found) >= DECISIONS_PER_TEXT:
         return found
     known = {said for said, _, _ in found}
     for sentence in sentences(prose(text)):
-        if (sentence.endswith("?") or ticket_names(sentence)
-                or not _OPERATOR_CHOICE.match(sentence)):
+        if sentence.endswith("?") or ticket_names(sentence):
+            continue
+        correcting = _OPERATOR_CORRECTION.match(sentence) is not None
+        if not correcting and not _OPERATOR_CHOICE.match(sentence):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
         if said not in known:
-            found.append((said, sentence, _OPERATOR_REVERSAL.search(sentence) is not None))
+            found += _with_reply([(said, sentence, correcting or _OPERATOR_REVERSAL.search(
+                sentence) is not None)], reply)
         if len(found) == DECISIONS_PER_TEXT:
             break
     return found
+
+
+def _with_reply(found: list[tuple[str, str, bool]],
+                reply: str) -> list[tuple[str, str, bool]]:
+    """A reversal read with the bee's first words after it, where it says what it undoes."""
+    first = sentences(prose(reply[:STATEMENT_CHARS]))[:1]
+    if not first:
+        return found
+    return [(said, f"{about} {first[0]}" if reverses and not dropped_words(about) else about,
+             reverses) for said, about, reverses in found]
 
 
 def _decides(sentence: str) -> bool:
@@ -304,3 +339,60 @@ def same_subject(older: tuple[tuple[str, ...], tuple[str, ...]],
         return True
     shared = len(set(old_words) & set(new_words))
     return shared >= 2 and shared >= 0.3 * min(len(old_words), len(new_words))
+
+
+# A choice the bee asks for: "the parser: cobra (…) or kong (…)?", "MERGE ou OVERWRITE ?".
+_OR = Pattern(r"\s+(?:or|ou|vs\.?|versus)\s+", re.IGNORECASE)
+_ASIDE = Pattern(r"\s*\([^)]*\)")
+_OPTION = Pattern(r"`[^`\s]+`|[\w.+#/-]*\w")
+ASKED_CHARS = 600  # of an answer's end, where the bee asks what it needs
+SETTLE_SPAN = 4  # a reply settles a choice asked at most this many seqs before it
+
+
+def choice_asked(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """The choice the bee's last question asks for, and the options it names (at least
+    two, each a word that is no common word), or None."""
+    if "?" not in text[-ASKED_CHARS:]:
+        return None
+    for sentence in reversed(sentences(prose(text[-ASKED_CHARS:]))):
+        if not sentence.endswith("?"):
+            continue
+        *lefts, right = _OR.split(_ASIDE.sub("", sentence[:-1]))
+        found = [_OPTION.findall(piece) for left in lefts for piece in left.split(",")]
+        options = [words[-1] for words in found if words]
+        options += _OPTION.findall(right)[:1]
+        named = tuple(dict.fromkeys(option.strip("`") for option in options
+                                    if _is_option(option.strip("`"))))
+        if not lefts or len(named) < 2:
+            return None
+        return flatten(sentence)[:STATEMENT_CHARS], named
+    return None
+
+
+def _is_option(word: str) -> bool:
+    folded = fold_case(word)
+    return len(word) >= 2 and folded not in _STOP and folded not in _COMMON
+
+
+def settled(asks: tuple[Asked, ...], replies: tuple[Stated, ...]) -> list[Decision]:
+    """The choices the operator's replies settle: a reply that names one option of the
+    bee's newest choice asked just before it ("Go with kong.", "ok GCS"). The decision is
+    about what the question is about, and stops using the options not taken."""
+    found = []
+    for reply in replies:
+        asked = [ask for ask in asks if 0 < reply.seq - ask.seq <= SETTLE_SPAN]
+        if not asked:
+            continue
+        ask = max(asked, key=lambda ask: ask.seq)
+        named = [option for option in ask.options if _names(reply.text, option)]
+        if len(named) != 1:
+            continue
+        others = " ".join(option for option in ask.options if option != named[0])
+        found.append(Decision(reply.seq, f"{named[0]} — {ask.text}"[:STATEMENT_CHARS],
+                              subject_words(ask.text), tuple(sorted(_words(others)))))
+    return found
+
+
+def _names(text: str, option: str) -> bool:
+    return re.search(rf"(?<![\w.+#/-]){re.escape(option)}(?![\w+#/-])", text,
+                     re.IGNORECASE) is not None

@@ -16,11 +16,13 @@ from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.records import (
+    CHOICES_KEPT,
     DECISIONS_KEPT,
     FAILURES_KEPT,
     FILES_KEPT,
     RECORD_SPAN,
     TICKETS_KEPT,
+    Asked,
     Decision,
     Facts,
     Failure,
@@ -51,6 +53,8 @@ class _Learning:
         self.decisions = list(facts.decisions)
         self.task = facts.task
         self.step = facts.step
+        self.asks = list(facts.asks)
+        self.replies = list(facts.replies)
 
     def learn(self, item: Item, signals: Signals) -> None:
         seq = item.seq
@@ -69,6 +73,10 @@ class _Learning:
             if len(self.decisions) > DECISIONS_KEPT:
                 self.decisions.remove(min(self.decisions,
                                           key=lambda decision: (decision.seq, decision.text)))
+        if signals.asked is not None:
+            self.asks = _newest(self.asks, Asked(seq, signals.asked, signals.options))
+        if signals.reply is not None:
+            self.replies = _newest(self.replies, Stated(seq, signals.reply))
         if signals.task is not None and (self.task is None or self.task.seq < seq):
             self.task = Stated(seq, signals.task)
         if signals.step is not None and (self.step is None or self.step.seq < seq):
@@ -152,10 +160,21 @@ class _Learning:
             tuple(sorted((decision for decision in self.decisions if decision.seq > cutoff),
                          key=lambda decision: (decision.seq, decision.text))),
             self.task if self.task is not None and self.task.seq > cutoff else None,
-            self.step if self.step is not None and self.step.seq > cutoff else None)
+            self.step if self.step is not None and self.step.seq > cutoff else None,
+            tuple(ask for ask in self.asks if ask.seq > cutoff),
+            tuple(reply for reply in self.replies if reply.seq > cutoff))
 
 
-_SEQ_OF: Callable[[Failure], int] = operator.attrgetter("seq")
+_SEQ_OF: Callable[[Failure | Asked | Stated], int] = operator.attrgetter("seq")
+_Seqd = TypeVar("_Seqd", Asked, Stated)
+
+
+def _newest(records: list[_Seqd], record: _Seqd) -> list[_Seqd]:
+    """The newest CHOICES_KEPT of `records` and `record`, by seq."""
+    kept = list(records)
+    kept.append(record)
+    kept.sort(key=_SEQ_OF)
+    return kept[-CHOICES_KEPT:]
 
 
 def quotable(question: str) -> str | None:

@@ -18,6 +18,7 @@ FILES_KEPT = 64
 FAILURES_KEPT = 64  # of commands, and of test paths
 TICKETS_KEPT = 64
 DECISIONS_KEPT = 32
+CHOICES_KEPT = 16  # of the choices the bee asked for, and of the operator's short replies
 
 
 class Failure(msgspec.Struct, frozen=True, array_like=True):
@@ -70,6 +71,14 @@ class Decision(msgspec.Struct, frozen=True, array_like=True):
     reverses: bool = False
 
 
+class Asked(msgspec.Struct, frozen=True, array_like=True):
+    """A choice the bee asked someone to make: the question, and the options it named."""
+
+    seq: int
+    text: str
+    options: tuple[str, ...]
+
+
 class Facts(msgspec.Struct, frozen=True):
     """What the deterministic summarizer remembers of the folded entries."""
 
@@ -83,3 +92,7 @@ class Facts(msgspec.Struct, frozen=True):
     decisions: tuple[Decision, ...] = ()
     task: Stated | None = None
     step: Stated | None = None
+    # The bee's questions that offer a choice, and the operator's short replies: a reply
+    # that names one option settles it (`decisions.settled`), whatever order they folded.
+    asks: tuple[Asked, ...] = ()
+    replies: tuple[Stated, ...] = ()

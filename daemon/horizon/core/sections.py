@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from horizon.core.decisions import same_subject
+from horizon.core.decisions import same_subject, settled
 from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
 from horizon.core.recit import Line
 from horizon.core.records import Decision, Facts, Stated
@@ -23,7 +23,7 @@ def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple
     sections = {
         DECISIONS: _newest_first(
             (decision.seq, cut(f"#{decision.seq} {decision.text}", ligne_max))
-            for decision in current_decisions(facts.decisions)),
+            for decision in current_decisions(with_settled(facts))),
         FILES: _newest_first((seq, cut(f"{path} (#{seq})", ligne_max))
                              for path, seq in _files(facts.files).items()),
         ERRORS: _newest_first(_errors(facts, colon, min(ligne_max, ERROR_LINE_CHARS))),
@@ -37,6 +37,14 @@ def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple
 def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
     return tuple(Line(seq, text) for seq, text in sorted(lines, key=lambda line: (-line[0],
                                                                                    line[1])))
+
+
+def with_settled(facts: Facts) -> list[Decision]:
+    """The decisions stated, each one said by a reply that settles a choice the bee asked
+    for read as that choice (`decisions.settled`)."""
+    chosen = settled(facts.asks, facts.replies)
+    at = {decision.seq for decision in chosen}
+    return [*(decision for decision in facts.decisions if decision.seq not in at), *chosen]
 
 
 def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
-from horizon.core.decisions import DECISIONS_PER_TEXT, decisions_stated, operator_decisions
+from horizon.core.decisions import (
+    DECISIONS_PER_TEXT,
+    choice_asked,
+    corrects,
+    decisions_stated,
+    operator_decisions,
+)
 from horizon.core.entries import FILES_KEPT
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.outcomes import TAIL_CHARS, failure_of, tail_lines
@@ -24,6 +30,7 @@ SCANNED_CHARS = 400  # of a question and of the bee's answer, where files are na
 PATHS_PER_ENTRY = 12
 FILE_CHARS = 200
 DEFAULT_ASKER = "apicultrice"
+REPLY_CHARS = 200  # the operator's words short enough to be a reply to a choice
 # A path without a folder is a file name only with an extension files have.
 _FILE_EXTENSIONS = frozenset({
     "py", "pyi", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "java", "kt", "c",
@@ -113,15 +120,22 @@ def signals_of(item: Item) -> Signals:
     if step is None and request:
         step, asker = flatten(question), item.sender or DEFAULT_ASKER
     decisions = decisions_stated(answer)
-    if item.lighthouse and item.type == CONVERSATION and not is_rule(question):
+    reply = None
+    if item.lighthouse and item.type == CONVERSATION and (
+            not is_rule(question) or corrects(question)):
         # The operator's choice stands over the bee's: said after it, it replaces it.
-        decisions = [*operator_decisions(question), *decisions][:DECISIONS_PER_TEXT]
+        decisions = [*operator_decisions(question, answer), *decisions][:DECISIONS_PER_TEXT]
+        if len(question) <= REPLY_CHARS and not is_question(question):
+            reply = flatten(question)  # it may settle a choice the bee asked for
+    asked = choice_asked(answer)
     task = None
     if ((item.type == TASK or request) and not is_filler(question) and not is_nudge(question)
             and (request or not is_question(question)) and not ticket_names(question)):
         task = flatten(question)
     return Signals(paths, tickets=_latest(tickets), step=step, step_asker=asker,
-                   decisions=tuple(decisions), task=task)
+                   decisions=tuple(decisions), task=task,
+                   asked=None if asked is None else asked[0],
+                   options=() if asked is None else asked[1], reply=reply)
 
 
 def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]) -> Signals:
