@@ -31,6 +31,9 @@ REMINDER = ("<system-reminder>\nThe TodoWrite tool hasn't been used recently. Co
     "ok", "ok, keep going", "Fine, OVERWRITE it is.", "yes, apply it", "lgtm",
     "Applied #594, looks good", "go on", "d'accord, continue", "vas-y", "oui, applique",
     "parfait", "Sounds good, ship it!", "Thanks!",
+    # Short remarks naming nothing and asking for nothing.
+    "nice find", "tried #88 on staging, all good", "c'est noté, merci beaucoup",
+    "works on my laptop now", "Scrap that thought, you were right",
 ])
 def test_chatter_is_not_quoted(words: str) -> None:
     assert is_chatter(words)
@@ -40,7 +43,8 @@ def test_chatter_is_not_quoted(words: str) -> None:
 @pytest.mark.parametrize("words", [
     "ok, now fix the login bug in auth.py", "Always run tflint before pushing.",
     "Yes. Use MERGE for the state migration, never OVERWRITE.", "ok. What is next?",
-    "Please take ENG-4146",
+    "Please take ENG-4146", "Scrap what I said about commit messages.", "ok GCS",
+    "Retry 3 times.", "Staging uses `uv` now.", "tried it on src/wind.rs, works",
 ])
 def test_words_that_say_something_are_no_chatter(words: str) -> None:
     assert not is_chatter(words)
@@ -54,6 +58,10 @@ def test_runtime_noise_is_neither_quoted_nor_read() -> None:
                     "the user while running local commands.</local-command-caveat>") is None
     assert is_nudge("Continue with the task") and is_nudge("Continue from where you left off.")
     assert is_nudge("Reprends la tâche en cours.") and not is_nudge("Continue with ENG-12")
+    assert is_nudge("You got cut off. Carry on where you stopped.")
+    assert is_nudge("Coupure réseau : poursuis ce que tu faisais.")
+    assert not is_nudge("Keep going, but leave the migrations alone.")
+    assert not is_nudge("Continue the refactor of parse_wind.")
     session = Session()
     session.add("task", f"Continue with the task.\n{REMINDER}", "On it.")
     session.call("pytest", f"{PASSED}\n{REMINDER}")

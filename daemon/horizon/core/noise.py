@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from horizon.core.patterns import Pattern
+from horizon.core.statements import WORD, is_rule, names_something
 
 # A block the runtime wraps its own words in, closed or cut off at the end of the text.
 _BLOCKS = Pattern(
@@ -30,6 +31,16 @@ _NUDGE = Pattern(
     re.IGNORECASE)
 
 
+# Or, more loosely, a short turn that starts by carrying on and names nothing new.
+_CARRY_ON = Pattern(
+    r"^\W*(?:please\s+)?(?:continue[zs]?|carry\s+on|keep\s+(?:going|on|working)|go\s+on|"
+    r"proceed|resume|pick\s+up\s+where|reprend[sz]?|poursui[stv]\w*|enchaîne[zs]?)\b",
+    re.IGNORECASE)
+_CONTRAST = Pattern(r"\b(?:but|except|unless|however|instead|mais|sauf|cependant|plutôt)\b",
+                    re.IGNORECASE)
+NUDGE_WORDS = 12
+
+
 def without_noise(text: str) -> str:
     """A text without the blocks a runtime added to it (unchanged when it holds none)."""
     if "<" not in text or not any(mark in text for mark in _MARKS):
@@ -39,4 +50,13 @@ def without_noise(text: str) -> str:
 
 def is_nudge(text: str) -> bool:
     """An orchestrator's "Continue with the task": it carries on, asks for nothing."""
-    return len(text) <= 200 and _NUDGE.match(without_noise(text)) is not None
+    if len(text) > 200:
+        return False
+    said = without_noise(text)
+    if _NUDGE.match(said) is not None:
+        return True
+    # "You were interrupted. Continue from where you left off.": any clause may carry on.
+    clauses = re.split(r"[.:;!]\s+", said)
+    return (any(_CARRY_ON.match(clause) for clause in clauses)
+            and len(WORD.findall(said)) <= NUDGE_WORDS and not names_something(said)
+            and not is_rule(said) and _CONTRAST.search(said) is None)

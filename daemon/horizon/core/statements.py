@@ -299,11 +299,28 @@ _REPORTED = Pattern(
     r"^(?:applied|done|merged|deployed|pushed|approved|rebased|restarted|fixed\s+it|"
     r"appliqué|fait|mergé|déployé|poussé|approuvé|relancé)\b")
 CHATTER_WORDS = 10
+REMARK_CHARS = 100  # a remark naming nothing is at most this long
+# What names a thing: code, a path, a file, an identifier, an acronym, a ticket, a number;
+# not a reference to an entry or a pull request (`#974`).
+_NAMES = Pattern(
+    r"`|[\w.-]*/[\w.-]+|\b[\w-]+\.[A-Za-z][\w]{0,5}\b|\b[a-z]+[A-Z]\w*|\b[A-Z]\w*[A-Z]\w*|"
+    r"\b\w+_\w+|(?<![#\w])\d")
+_PLAIN_CAPS = frozenset(["OK", "LGTM", "PR", "PRS", "CI", "FYI", "TBH", "IMO", "ASAP",
+                         "PTAL", "ACK", "WIP", "TY", "THX", "OKAY", "YES", "NO", "OUI",
+                         "NON", "TOP", "GG", "NP", "MERCI"])
+
+
+def names_something(text: str) -> bool:
+    """Whether words name a thing one could look for: code, a path, a file, an
+    identifier, an acronym (not `OK`, `LGTM`, `CI`), a ticket or a number."""
+    return any(match.group(0).strip("`").upper() not in _PLAIN_CAPS or "`" in match.group(0)
+               for match in _NAMES.finditer(text))
 
 
 def is_chatter(text: str) -> bool:
     """A short turn that only acknowledges, approves or carries on: no rule, no request
-    beyond "go ahead", no question."""
+    beyond "go ahead", no question; or a short remark that names nothing and asks for
+    nothing ("good catch", "tried #617 locally, works", "très bien, enchaîne")."""
     folded = fold_case(flatten(text))
     if len(folded) > 160 or folded.endswith("?") or _RULE.search(folded):
         return False
@@ -313,6 +330,10 @@ def is_chatter(text: str) -> bool:
     if words > CHATTER_WORDS:
         return False
     if _REPORTED.match(folded):
+        return True
+    flat = flatten(text)
+    if (len(flat) <= REMARK_CHARS and not names_something(flat) and not is_request(flat)
+            and not withdraws_rule(flat)):
         return True
     rest = folded
     while True:  # "ok, yes, fine, …"
