@@ -45,11 +45,12 @@ from horizon.core.records import (
 from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
 from horizon.core.signals import output_failed, signals_of
-from horizon.core.statements import is_request, is_rule, withdraws_rule
+from horizon.core.statements import is_request, stands_as_rule
 from horizon.core.test_runs import same_family
 from horizon.core.text import _PATH_PATTERN, clean, cut, ends_cut, flat_cut, flatten
 from horizon.core.tickets import CLOSES, OPENS
 from horizon.core.turns import append_turns
+from horizon.core.withdrawals import withdrawn
 from horizon.core.zone_state import Zones
 from horizon.core.zones import is_lighthouse
 
@@ -83,6 +84,10 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
     to the first that does not fit in the budget and the quotes' extra room; then lines
     whole, newest first and a section in turn, each one that fits in the budget; then the
     passing quotes as the standing ones."""
+    gone = withdrawn(recit.paroles)
+    recit = Recit(recit.sections, tuple(quote for quote in recit.paroles
+                                        if quote.seq not in gone), recit.heard, recit.facts,
+                  recit.folded)
     everything = sum(len(line) + 1 for quote in recit.paroles for line in quote_lines(quote))
     if _size(recit, mission, labels) <= budget and (
             all(_rule(quote) for quote in recit.paroles)
@@ -151,7 +156,7 @@ def reference_bound(recit: Recit, mission: str | None, budget: int, labels: Labe
 
 
 def _rule(quote: Quote) -> bool:
-    return not quote.passing and (is_rule(quote.text) or withdraws_rule(quote.text))
+    return not quote.passing and stands_as_rule(quote.text)
 
 
 def _success_on(record: Failure, success: Signals, path: str | None) -> Failure | None:

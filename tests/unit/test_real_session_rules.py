@@ -10,7 +10,7 @@ import pytest
 from horizon.core.blocks import Item, condensed_block, heading
 from horizon.core.coverage import covered_by
 from horizon.core.entries import Entry
-from horizon.core.facts import quotable
+from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import ENGLISH
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.recit import Line, Quote, Recit, bound_recit, quote_size, recit_size
@@ -18,6 +18,7 @@ from horizon.core.sections import work_tree
 from horizon.core.settings import HorizonSettings
 from horizon.core.statements import is_chatter
 from horizon.core.truncation import Truncation
+from horizon.core.withdrawals import withdrawn
 from horizon.core.zone_state import Context, Zones
 from tests.unit.ingesting import apply
 from tests.unit.strategies import START
@@ -304,3 +305,31 @@ def test_absolute_paths_are_shown_relative_to_the_work_tree() -> None:
     assert "/tmp/plan.log" in files
     assert work_tree([f"{root}/a/b.py", f"{root}/c.py"]) == root
     assert work_tree(["/etc/hosts"]) is None
+
+
+def test_a_withdrawn_rule_leaves_paroles_and_its_withdrawal_stays() -> None:
+    squash = Quote(71, "Always squash-merge: one commit per pull request, with the PR title "
+                       "as the commit message.")
+    messages = Quote(75, "Commit messages start with the ticket id, then a short summary.")
+    lint = Quote(80, "Before every commit, run ruff check and fix what it reports.")
+    forget = Quote(148, "Scrap what I said about commit messages.")
+    rebase = Quote(176, "Forget the squash-merge rule: from now on we rebase, keeping each "
+                        "commit.")
+    quotes = (squash, messages, lint, forget, rebase)
+    assert withdrawn(quotes) == {75, 71}
+    bounded, _ = bound_recit(Recit({}, quotes), None, 3000, ENGLISH, 6000)
+    assert [quote.seq for quote in bounded.paroles] == [80, 148, 176]
+    # Said again after its withdrawal, a rule stands again.
+    again = Quote(200, messages.text, (75, 200), 2)
+    assert 200 not in withdrawn((squash, forget, again, lint))
+
+
+@pytest.mark.parametrize(("words", "stands"), [
+    ("Ask before deleting anything that isn't yours, stale branches included.", True),
+    ("Write the failing test first, watch it fail, then fix the code.", True),
+    ("Then run the whole suite and tell me what breaks, please.", False),
+    ("Write the regression test for parse_wind first, then fix it.", False),
+])
+def test_a_general_instruction_stands_and_a_task_names_its_object(words: str,
+                                                                  stands: bool) -> None:
+    assert is_passing_word(words) is not stands

@@ -410,9 +410,9 @@ def test_a_request_expires_and_a_rule_stands(words: str, passing: bool) -> None:
 
 def test_a_request_said_again_stands() -> None:
     session = Session()
-    session.operator("Write the regression test first, then fix the code.", "OK.")
+    session.operator("Write the regression test for parse_wind first, then fix it.", "OK.")
     assert [quote.passing for quote in session.recit().paroles] == [True]
     session.bee("go", "I'll port the parser in src/parse.py to the new API.")
-    session.operator("Write the regression test first, then fix the code.", "Still holds.")
+    session.operator("Write the regression test for parse_wind first, then fix it.", "Still holds.")
     assert [(quote.seqs, quote.passing) for quote in session.recit().paroles] == [((1, 3),
                                                                                     False)]

@@ -305,6 +305,14 @@ def _words(text: str) -> set[str]:
             if len(word) >= 3 and word not in _STOP and not word.isdigit()}
 
 
+def words_in_order(text: str) -> tuple[str, ...]:
+    """The words `_words` reads in a text, each once, in the order they first come."""
+    words = (_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-")
+             for match in WORD.finditer(_PATHS.sub(" ", text)))
+    return tuple(dict.fromkeys(_stem(word) for word in words
+                               if len(word) >= 3 and word not in _STOP and not word.isdigit()))
+
+
 def subject_words(about: str) -> tuple[str, ...]:
     """What a decision is about: the words of its sentences, without their reasons, that
     are neither common words nor the words of deciding, each cut to its first five letters

@@ -6,6 +6,7 @@ said it, within a span of seqs.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -15,6 +16,7 @@ from horizon.core.blocks import Item, Signals
 from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.noise import is_nudge, without_noise
+from horizon.core.patterns import Pattern
 from horizon.core.records import (
     CHOICES_KEPT,
     DECISIONS_KEPT,
@@ -33,6 +35,7 @@ from horizon.core.signals import signals_of
 from horizon.core.statements import (
     is_chatter,
     is_filler,
+    is_general,
     is_question,
     is_request,
     withdraws_rule,
@@ -186,14 +189,20 @@ def quotable(question: str) -> str | None:
     return text
 
 
+# A ticket named as an example ("a branch per ticket, like bot/WX-12") is no ticket's work.
+_EXAMPLES = Pattern(r"\b(?:like|such\s+as|e\.g\.,?|for\s+(?:example|instance)|comme|"
+                    r"par\s+exemple|tel(?:le)?s?\s+que)\s+[«\"'`]?[\w./#-]+", re.IGNORECASE)
+
+
 def is_passing_word(text: str) -> bool:
     """Operator words that expire: a question (the bee answered it), words about a ticket
     (done when the ticket is), a request for work now (the task and the next step carry
     it), or words that only carry on. Standing instructions outlast them."""
     if withdraws_rule(text[:1200]) and not is_question(text):
         return False  # words about a rule stand as long as the rule they undo
-    return (is_question(text) or is_filler(text) or bool(ticket_names(text[:1200]))
-            or is_request(text[:1200]))
+    if is_question(text) or is_filler(text) or ticket_names(_EXAMPLES.sub(" ", text[:1200])):
+        return True
+    return is_request(text[:1200]) and not is_general(text)
 
 
 

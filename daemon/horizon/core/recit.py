@@ -27,8 +27,9 @@ from horizon.core.labels import (
     Labels,
 )
 from horizon.core.records import Facts
-from horizon.core.statements import is_request, is_rule, withdraws_rule
+from horizon.core.statements import is_request, stands_as_rule
 from horizon.core.text import ELLIPSIS, cut, flatten, quoted_lines
+from horizon.core.withdrawals import withdrawn
 
 __all__ = ["DECISIONS", "ERRORS", "FILES", "MISSION", "NEXT", "PAROLES", "SECTIONS", "WORK"]
 
@@ -164,7 +165,7 @@ def _rule_quote(quote: Quote) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _is_rule_text(text: str) -> bool:
-    return is_rule(text) or withdraws_rule(text)
+    return stands_as_rule(text)
 
 
 def _newest_within(quotes: list[tuple[Quote, int]], room: int) -> list[tuple[Quote, int]]:
@@ -297,7 +298,8 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
                 quote_room: int = 0) -> tuple[Recit, str | None]:
     """What the view shows of the récit within `budget`, and the mission shown.
 
-    In order, while it fits: the Mission (cut further only when the headings and it alone
+    A standing quote a newer one withdraws is left out (`withdrawals.withdrawn`). In
+    order, while it fits: the Mission (cut further only when the headings and it alone
     are over); the newest line of each free section, cut to MIN_LINE_CHARS (the newest
     sections first); the standing quotes, newest first and whole; the free sections'
     newest lines whole, then their other lines, newest first, a line of each section in
@@ -305,6 +307,10 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
     `quote_room` beyond the budget (the room of ordinary condensed entries), the lines
     never.
     """
+    gone = withdrawn(recit.paroles)
+    if gone:  # a withdrawn rule leaves; its withdrawal says what it was
+        recit = msgspec.structs.replace(recit, paroles=tuple(
+            quote for quote in recit.paroles if quote.seq not in gone))
     # Every quote and line measured once: the choices below weigh them again and again.
     quote_sizes = [quote_size(quote) for quote in recit.paroles]
     sections = {name: recit.lines_of(name) for name in FREE_SECTIONS}

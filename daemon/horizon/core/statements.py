@@ -362,9 +362,45 @@ def withdraws_rule(text: str) -> bool:
     return _WITHDRAWS.search(text) is not None
 
 
+def withdrawal_subject(text: str) -> tuple[str, str] | None:
+    """What words that withdraw a rule say it is about: the withdrawing words and what
+    follows them to the next mark ("Forget the rule about new dependencies"), and the
+    clause before them ("About the linter before each commit: forget that rule"); or None
+    when they withdraw nothing."""
+    found = _WITHDRAWS.search(text)
+    if found is None:
+        return None
+    ends = [at for at in (text.find(mark, found.end()) for mark in ",.:;!?—\n") if at >= 0]
+    start = max(text.rfind(mark, 0, found.start()) for mark in ".!?\n") + 1
+    return text[found.start():min(ends, default=len(text))], text[start:found.start()]
+
+
 def is_rule(text: str) -> bool:
     """Operator words that stand: an instruction for every time, not a task for now."""
     return _RULE.search(fold_case(text)) is not None
+
+
+GENERAL_WORDS = 8  # an instruction this long that names nothing is for every time
+
+
+def is_general(text: str) -> bool:
+    """Words long enough to say how to work, that name nothing to work on ("Ask before
+    deleting anything that isn't yours"): a task names its file, its test, its ticket."""
+    head = text[:1200]
+    return (len(WORD.findall(head)) >= GENERAL_WORDS and not names_something(head)
+            and _FOR_NOW.match(head) is None)
+
+
+# What puts a request in the sequence of the work at hand ("Then run the suite…").
+_FOR_NOW = Pattern(r"^\W*(?:then|now|next|after\s+that|afterwards|first|puis|ensuite|"
+                   r"maintenant|après\s+ça|d'abord|tout\s+de\s+suite)\b", re.IGNORECASE)
+
+
+def stands_as_rule(text: str) -> bool:
+    """Standing words kept as a rule: a rule's words, a withdrawal, or a statement long
+    enough to be a convention ("Commit messages start with the ticket id")."""
+    return (is_rule(text) or withdraws_rule(text)
+            or len(WORD.findall(text[:1200])) >= GENERAL_WORDS)
 
 
 def is_request(text: str) -> bool:

@@ -1,0 +1,83 @@
+"""Which of the operator's standing words a later message withdraws (pure, ADR 0008).
+
+"Forget the rule about commit messages" names the rule it undoes by its subject, not by
+its seq: the withdrawn rule is the older standing quote that shares the most words with
+what the withdrawal says it is about (its words up to the next mark, else the clause
+before them: what follows a colon says what replaces the rule) and, among those, the
+one that says them first (a rule says what it is about at its start: "Commit messages
+start with…", not "…, with the PR title as the commit message"). Paroles then shows the
+withdrawal, not the rule.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Protocol
+
+from horizon.core.decisions import words_in_order
+from horizon.core.statements import withdrawal_subject, withdraws_rule
+
+
+class Said(Protocol):
+    """A quote of the operator's words, as Paroles holds it (`recit.Quote`)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def passing(self) -> bool: ...
+
+
+def withdrawn(quotes: Sequence[Said]) -> frozenset[int]:
+    """The seqs of the standing quotes a newer standing quote withdraws."""
+    gone: set[int] = set()
+    for withdrawal in quotes:
+        if withdrawal.passing or not _withdraws(withdrawal.text):
+            continue
+        words = _subject(withdrawal.text)
+        scores = []
+        for quote in quotes:
+            if quote.seq >= withdrawal.seq or quote.passing or _withdraws(quote.text):
+                continue
+            said = _words(quote.text)
+            at = [index for index, word in enumerate(said) if word in words]
+            if at:
+                scores.append(((len(at), -sum(at)), quote.seq))
+        best = max((score for score, _ in scores), default=None)
+        matched = [seq for score, seq in scores if score == best]
+        if len(matched) == 1:
+            gone.add(matched[0])
+    return frozenset(gone)
+
+
+@functools.lru_cache(maxsize=4096)
+def _withdraws(text: str) -> bool:
+    return withdraws_rule(text[:1200])
+
+
+# The words of withdrawing, which say nothing of what is withdrawn.
+_WITHDRAWING = frozenset(_stem for _stem in (
+    "rule", "rules", "regle", "consi", "instr", "polic", "conve", "forge", "forgo", "oubli",
+    "scrap", "ignor", "lift", "withd", "cance", "disre", "annul", "laiss", "tombe", "besoi",
+    "said", "dit", "earli", "previ", "avant", "préc", "prece", "suivr", "follo", "gave",
+    "donne", "longe", "anymo", "matte", "about", "conce"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _subject(text: str) -> frozenset[str]:
+    """The words that say which rule a withdrawal is about."""
+    said = withdrawal_subject(text[:1200])
+    if said is None:
+        return frozenset()
+    for part in said:
+        words = frozenset(_words(part)) - _WITHDRAWING
+        if words:
+            return words
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
+    return words_in_order(text[:1200])
