@@ -242,9 +242,9 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     """The decisions the operator's words settle: what reads as a decision, and a choice
     given as an instruction; one said as a correction reverses the decision before it,
     or the one the bee's `reply` says it undoes ("Fair enough, undoing the FCM part")."""
-    found = [(said, about, reverses or _OPERATOR_REVERSAL.search(about) is not None)
-             for said, about, reverses in decisions_stated(text)]
-    found = _with_reply(found, reply)
+    undoes = sentences(prose(reply[:STATEMENT_CHARS]))[:1]
+    found = [_with_reply(said, about, reverses or _OPERATOR_REVERSAL.search(about) is not None,
+                         undoes) for said, about, reverses in decisions_stated(text)]
     if len(found) >= DECISIONS_PER_TEXT:
         return found
     known = {said for said, _, _ in found}
@@ -256,21 +256,20 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
         if said not in known:
-            found += _with_reply([(said, sentence, correcting or _OPERATOR_REVERSAL.search(
-                sentence) is not None)], reply)
+            found.append(_with_reply(said, sentence, correcting or _OPERATOR_REVERSAL.search(
+                sentence) is not None, undoes))
         if len(found) == DECISIONS_PER_TEXT:
             break
     return found
 
 
-def _with_reply(found: list[tuple[str, str, bool]],
-                reply: str) -> list[tuple[str, str, bool]]:
-    """A reversal read with the bee's first words after it, where it says what it undoes."""
-    first = sentences(prose(reply[:STATEMENT_CHARS]))[:1]
-    if not first:
-        return found
-    return [(said, f"{about} {first[0]}" if reverses and not dropped_words(about) else about,
-             reverses) for said, about, reverses in found]
+def _with_reply(said: str, about: str, reverses: bool,
+                undoes: list[str]) -> tuple[str, str, bool]:
+    """A reversal that names nothing it stops using, read with the bee's first sentence
+    after it (`undoes`), where it says what it undoes."""
+    if reverses and undoes and not dropped_words(about):
+        about = f"{about} {undoes[0]}"
+    return said, about, reverses
 
 
 def _decides(sentence: str) -> bool:
@@ -298,19 +297,17 @@ def _stem(word: str) -> str:
 _PATHS = Pattern(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
 
 
-def _words(text: str) -> set[str]:
-    words = (_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-")
-             for match in WORD.finditer(_PATHS.sub(" ", text)))
-    return {_stem(word) for word in words
-            if len(word) >= 3 and word not in _STOP and not word.isdigit()}
-
-
 def words_in_order(text: str) -> tuple[str, ...]:
-    """The words `_words` reads in a text, each once, in the order they first come."""
+    """The words of a text that say what it is about, each cut to its stem, once, in the
+    order they first come: no path or code, no common word, no number."""
     words = (_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-")
              for match in WORD.finditer(_PATHS.sub(" ", text)))
     return tuple(dict.fromkeys(_stem(word) for word in words
                                if len(word) >= 3 and word not in _STOP and not word.isdigit()))
+
+
+def _words(text: str) -> set[str]:
+    return set(words_in_order(text))
 
 
 def subject_words(about: str) -> tuple[str, ...]:
