@@ -69,7 +69,9 @@ def output_failed(item: Item) -> bool:
     runner's FAILED): what a condensed block marks, as the runtime's `ok: false` is."""
     if item.ok is not None or not is_call(item):
         return False
-    command = flatten(item.question[:QUESTION_CHARS])
+    if item.signals is not None:  # read already, from the same whole answer
+        return item.signals.failure is not None
+    command = flatten(without_noise(item.question[:QUESTION_CHARS]))
     shell = is_shell(item.tool)
     ran = unwrapped(command) if shell else command
     if reads_only(item.tool, ran):
