@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from horizon.core.blocks import Item, condensed_block, heading
+from horizon.core.chatter import is_chatter
 from horizon.core.coverage import covered_by
 from horizon.core.entries import Entry
 from horizon.core.facts import is_passing_word, quotable
@@ -16,7 +17,6 @@ from horizon.core.noise import is_nudge, without_noise
 from horizon.core.recit import Line, Quote, Recit, bound_recit, quote_size, recit_size
 from horizon.core.sections import work_tree
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import is_chatter
 from horizon.core.truncation import Truncation
 from horizon.core.withdrawals import withdrawn
 from horizon.core.zone_state import Context, Zones

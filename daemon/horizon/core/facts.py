@@ -13,6 +13,7 @@ from typing import TypeVar
 import msgspec
 
 from horizon.core.blocks import Item, Signals
+from horizon.core.chatter import is_chatter
 from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.noise import is_nudge, without_noise
@@ -33,7 +34,6 @@ from horizon.core.records import (
 )
 from horizon.core.signals import signals_of
 from horizon.core.statements import (
-    is_chatter,
     is_filler,
     is_general,
     is_question,
