@@ -1,6 +1,6 @@
 """Chatter: the operator's turns that only acknowledge, approve or carry on (pure, ADR
 0008). They stand for nothing once answered, so Paroles does not quote them; an
-operator's choice among them still decides (`decisions.settled`).
+operator's choice among them still decides (`choices.settled`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ import re
 import unicodedata
 
 from horizon.core.patterns import Pattern
-from horizon.core.records import Asked, Decision, Stated
 from horizon.core.statements import STATEMENT_CHARS, WORD, fold_case, prose, sentences
 from horizon.core.text import flatten
 from horizon.core.tickets import ticket_names
@@ -310,6 +309,12 @@ def _words(text: str) -> set[str]:
     return set(words_in_order(text))
 
 
+def is_plain_word(word: str) -> bool:
+    """A common word, or a word of deciding: it names no choice."""
+    folded = fold_case(word)
+    return folded in _STOP or folded in _COMMON
+
+
 def subject_words(about: str) -> tuple[str, ...]:
     """What a decision is about: the words of its sentences, without their reasons, that
     are neither common words nor the words of deciding, each cut to its first five letters
@@ -344,60 +349,3 @@ def same_subject(older: tuple[tuple[str, ...], tuple[str, ...]],
         return True
     shared = len(set(old_words) & set(new_words))
     return shared >= 2 and shared >= 0.3 * min(len(old_words), len(new_words))
-
-
-# A choice the bee asks for: "the parser: cobra (…) or kong (…)?", "MERGE ou OVERWRITE ?".
-_OR = Pattern(r"\s+(?:or|ou|vs\.?|versus)\s+", re.IGNORECASE)
-_ASIDE = Pattern(r"\s*\([^)]*\)")
-_OPTION = Pattern(r"`[^`\s]+`|[\w.+#/-]*\w")
-ASKED_CHARS = 600  # of an answer's end, where the bee asks what it needs
-SETTLE_SPAN = 4  # a reply settles a choice asked at most this many seqs before it
-
-
-def choice_asked(text: str) -> tuple[str, tuple[str, ...]] | None:
-    """The choice the bee's last question asks for, and the options it names (at least
-    two, each a word that is no common word), or None."""
-    if "?" not in text[-ASKED_CHARS:]:
-        return None
-    for sentence in reversed(sentences(prose(text[-ASKED_CHARS:]))):
-        if not sentence.endswith("?"):
-            continue
-        *lefts, right = _OR.split(_ASIDE.sub("", sentence[:-1]))
-        found = [_OPTION.findall(piece) for left in lefts for piece in left.split(",")]
-        options = [words[-1] for words in found if words]
-        options += _OPTION.findall(right)[:1]
-        named = tuple(dict.fromkeys(option.strip("`") for option in options
-                                    if _is_option(option.strip("`"))))
-        if not lefts or len(named) < 2:
-            return None
-        return flatten(sentence)[:STATEMENT_CHARS], named
-    return None
-
-
-def _is_option(word: str) -> bool:
-    folded = fold_case(word)
-    return len(word) >= 2 and folded not in _STOP and folded not in _COMMON
-
-
-def settled(asks: tuple[Asked, ...], replies: tuple[Stated, ...]) -> list[Decision]:
-    """The choices the operator's replies settle: a reply that names one option of the
-    bee's newest choice asked just before it ("Go with kong.", "ok GCS"). The decision is
-    about what the question is about, and stops using the options not taken."""
-    found = []
-    for reply in replies:
-        asked = [ask for ask in asks if 0 < reply.seq - ask.seq <= SETTLE_SPAN]
-        if not asked:
-            continue
-        ask = max(asked, key=lambda ask: ask.seq)
-        named = [option for option in ask.options if _names(reply.text, option)]
-        if len(named) != 1:
-            continue
-        others = " ".join(option for option in ask.options if option != named[0])
-        found.append(Decision(reply.seq, f"{named[0]} — {ask.text}"[:STATEMENT_CHARS],
-                              subject_words(ask.text), tuple(sorted(_words(others)))))
-    return found
-
-
-def _names(text: str, option: str) -> bool:
-    return re.search(rf"(?<![\w.+#/-]){re.escape(option)}(?![\w+#/-])", text,
-                     re.IGNORECASE) is not None

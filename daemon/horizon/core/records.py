@@ -93,6 +93,6 @@ class Facts(msgspec.Struct, frozen=True):
     task: Stated | None = None
     step: Stated | None = None
     # The bee's questions that offer a choice, and the operator's short replies: a reply
-    # that names one option settles it (`decisions.settled`), whatever order they folded.
+    # that names one option settles it (`choices.settled`), whatever order they folded.
     asks: tuple[Asked, ...] = ()
     replies: tuple[Stated, ...] = ()

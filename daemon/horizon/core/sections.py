@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from horizon.core.decisions import same_subject, settled
+from horizon.core.choices import settled
+from horizon.core.decisions import same_subject
 from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
 from horizon.core.recit import Line
 from horizon.core.records import Decision, Facts, Stated
@@ -41,7 +42,7 @@ def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
 
 def with_settled(facts: Facts) -> list[Decision]:
     """The decisions stated, each one said by a reply that settles a choice the bee asked
-    for read as that choice (`decisions.settled`)."""
+    for read as that choice (`choices.settled`)."""
     chosen = settled(facts.asks, facts.replies)
     at = {decision.seq for decision in chosen}
     return [*(decision for decision in facts.decisions if decision.seq not in at), *chosen]

@@ -5,10 +5,10 @@ call it ran and how it went, the tickets, decisions, task and next step it state
 from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
+from horizon.core.choices import choice_asked
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
 from horizon.core.decisions import (
     DECISIONS_PER_TEXT,
-    choice_asked,
     corrects,
     decisions_stated,
     operator_decisions,
