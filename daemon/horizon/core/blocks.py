@@ -67,6 +67,12 @@ class Item(msgspec.Struct):
     failed: bool = False
 
 
+def marked_failed(item: Item) -> bool:
+    """Whether a block says its call failed: the runtime said so, or, condensed, its
+    output did."""
+    return item.ok is False or item.failed
+
+
 def header(bee: str, mode: str, up_to: int, at: float) -> str:
     return (
         f"<!-- horizon format={FORMAT} bee={bee} mode={mode} up_to={up_to} "
@@ -94,7 +100,7 @@ def heading(item: Item, labels: Labels) -> str:
         parts.append("id " + metadata(item.writer_id))
     if item.lighthouse:
         parts.append(labels.lighthouse)
-    if item.ok is False or item.failed:
+    if marked_failed(item):
         parts.append(labels.failed)
     return " · ".join(parts)
 
@@ -103,8 +109,7 @@ def heading_size(item: Item, labels: Labels) -> int:
     """len(heading(item)), without formatting the instant (every instant prints in
     INSTANT_CHARS) and with metadata measured once per distinct value."""
     size = 5 + len(str(item.seq)) + _fields_size(item.type, item.tool, item.sender,
-                                                  item.lighthouse, item.ok is False or item.failed,
-                                                  labels)
+                                                  item.lighthouse, marked_failed(item), labels)
     if item.writer_id:  # each exchange's own, mostly: measured apart from the cache
         size += 3 + 3 + len(metadata(item.writer_id))
     return size

@@ -205,7 +205,6 @@ def is_passing_word(text: str) -> bool:
     return is_request(text[:1200]) and not is_general(text)
 
 
-
 _Record = TypeVar("_Record")
 
 

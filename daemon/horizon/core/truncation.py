@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from horizon.core.blocks import Item
+from horizon.core.blocks import Item, marked_failed
 from horizon.core.facts import learn_all
 from horizon.core.labels import FRENCH, Labels
 from horizon.core.noise import without_noise
@@ -34,7 +34,7 @@ class Truncation:
         self.labels = labels
 
     def condense(self, exchange: Item) -> Condensed:
-        return self.condense_answer(exchange.answer, failed=exchange.ok is False or exchange.failed)
+        return self.condense_answer(exchange.answer, failed=marked_failed(exchange))
 
     def condense_answer(self, answer: str, printable: bool | None = None,
                         failed: bool = False) -> Condensed:
