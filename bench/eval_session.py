@@ -906,8 +906,13 @@ class _Writer:
             old = made[-1].choice
             new = choice.second if old == choice.first else choice.first
             fill = {"old": old, "new": new, "subject": choice.subject[self.langue]}
-            seq = self.operator(self.say(self.words.operator_reverse, **fill),
-                                self.say(self.words.ack_operator_reverse, **fill), "overrule")
+            said = self.say(self.words.operator_reverse, **fill)
+            acks = self.words.ack_operator_reverse
+            if old not in said and fill["subject"] not in said:
+                # Nothing else in the text could tell which decision "no, OneSignal"
+                # reverses: the bee's answer says what it undoes.
+                acks = tuple(ack for ack in acks if "{old}" in ack)
+            seq = self.operator(said, self.say(acks, **fill), "overrule")
             self.s.decisions.append(Decision(index, new, seq, old, by="operator"))
         return event
 

@@ -86,7 +86,10 @@ The probes (target in brackets):
 - decision_current [90 %]: for each subject with a folded decision, the newest folded
   decision's choice word is on a Decisions line. A decision is the bee's ("I'll use
   OVERWRITE for…", a reversal of its own), or the operator's: a reply that settles what the
-  bee asked ("Fine, MERGE it is."), or that overrules the bee ("No, use MERGE instead");
+  bee asked ("Fine, MERGE it is."), or that overrules the bee ("No, use MERGE instead").
+  An overrule that names neither the old choice nor its subject ("no, OneSignal") gets an
+  answer from the bee that names what it undoes: nothing else in the text says which
+  decision it reverses;
 - decision_reversed_as_current [0]: once a reversal (the bee's or the operator's) is
   folded, a Decisions line names the old choice, not the new one, nor the reversal's #seq,
   nor a word saying it was replaced;

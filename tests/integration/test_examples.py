@@ -771,7 +771,7 @@ def test_a_state_of_the_previous_format_is_rebuilt(tmp_path: Path) -> None:
     assert load_state(hive, BEE) is None
     again = engine_pass(hive)
     assert again.rebuilt
-    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 9
+    assert json.loads(path.read_bytes())["format"] == STATE_FORMAT == 10
     assert msgspec.to_builtins(again.state) == msgspec.to_builtins(current.state)
 
 

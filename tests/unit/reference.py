@@ -13,6 +13,7 @@ import copy
 import hashlib
 
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
+from horizon.core.choices import settled
 from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
@@ -251,11 +252,18 @@ def reference_facts(folded: list[Item]) -> Facts:
                 closed = max(closed, item.seq)
             tickets[name] = Ticket(opened, closed, max(ticket.worked, item.seq), text)
         decisions += [Decision(item.seq, text, subject_words(about), dropped_words(about),
-                               reverses) for text, about, reverses in said.decisions]
+                               reverses, index < said.operator_decided)
+                      for index, (text, about, reverses) in enumerate(said.decisions)]
         if said.task is not None and (task is None or task.seq < item.seq):
             task = Stated(item.seq, said.task)
         if said.step is not None and (step is None or step.seq < item.seq):
             step = Stated(item.seq, said.step, said.step_asker)
+    # A reply that settles a choice the bee asked for is the operator's decision, in place
+    # of what else its words decided; the others wait for their choice.
+    chosen = settled(tuple(asks), tuple(replies))
+    at = {decision.seq for decision in chosen}
+    decisions = [decision for decision in decisions if decision.seq not in at] + chosen
+    replies = [reply for reply in replies if reply.seq not in at]
     decisions.sort(key=lambda decision: (decision.seq, decision.text))
     return Facts(newest, dict(sorted(files.items(), key=lambda pair: (pair[1], pair[0]))
                               [-FILES_KEPT:]),

@@ -188,6 +188,83 @@ def test_an_operators_correction_replaces_the_decision_it_undoes(correction: str
     assert not any("goreleaser for release" in line for line in decisions)
 
 
+@pytest.mark.parametrize(("failing", "wrapper"), [
+    ("./gradlew ktlintCheck", "make lint"), ("goreleaser check", "make release-check"),
+    ("mvn -q checkstyle:check", "make verify"),
+])
+def test_a_task_runners_check_is_fixed_by_the_wrapper_that_checks(failing: str,
+                                                                   wrapper: str) -> None:
+    session = Session()
+    session.call(failing, "BUILD FAILED in 16s", ok=False)
+    session.call(wrapper, "all checks passed", ok=True)
+    assert session.section("Erreurs") == []
+    built = Session()  # a build task is no check
+    built.call("./gradlew publishToMavenLocal", "BUILD FAILED in 3s", ok=False)
+    built.call("make lint", "all checks passed", ok=True)
+    assert len(built.section("Erreurs")) == 1
+
+
+def test_a_settled_choice_outlives_the_operators_chatter() -> None:
+    session = Session()
+    session.bee("Go on.", "Quick question before I go on: S3 or GCS for the PDF archive?")
+    session.operator("ok")
+    settled = session.operator("GCS.")
+    for n in range(40):
+        session.operator(f"thanks {n}")  # short replies that settle nothing
+    [decision] = session.section("Décisions")
+    assert decision.startswith(f"#{settled} GCS") and "PDF archive" in decision
+
+
+@pytest.mark.parametrize("correction", ["Non, prends plutôt nfpm.", "Nope, `nfpm`",
+                                        "Not goreleaser: nfpm, please."])
+def test_a_correction_naming_nothing_replaces_the_bees_newest_decision(correction: str
+                                                                       ) -> None:
+    session = Session()
+    session.bee("", "Going with goreleaser for release packaging: it builds the archives.")
+    session.bee("Go on.", "I need a call on the command-line parser: cobra or kong?")
+    kong = session.operator("Take kong.")
+    corrected = session.operator(correction, "OK.")
+    decisions = session.section("Décisions")
+    assert [line.split()[0] for line in decisions] == [f"#{corrected}", f"#{kong}"], decisions
+
+
+@pytest.mark.parametrize("words", ["ok, keep going", "no, thanks", "non, pas ça"])
+def test_an_instruction_choosing_no_thing_decides_nothing(words: str) -> None:
+    session = Session()
+    session.bee("", "Going with goreleaser for release packaging: it builds the archives.")
+    session.operator(words)
+    [decision] = session.section("Décisions")
+    assert "goreleaser" in decision
+
+
+def test_the_bees_echo_of_the_operators_choice_is_one_decision() -> None:
+    session = Session("fr")
+    session.bee("", "J'ai choisi FCM pour l'envoi des notifications : rien à héberger.")
+    corrected = session.operator("non, OneSignal", "Entendu, ce sera OneSignal.")
+    assert [line.split()[0] for line in session.section("Décisions")] == [f"#{corrected}"]
+
+
+@pytest.mark.parametrize("said", [
+    "Je vais utiliser journald pour le format des journaux : le Pi y envoie tout.",
+    "On retient chrono pour les dates et les fuseaux : les autres crates l'utilisent.",
+])
+def test_a_french_choice_of_a_lower_case_tool_for_a_purpose_is_a_decision(said: str) -> None:
+    session = Session("fr")
+    session.bee("", said)
+    assert len(session.section("Décisions")) == 1
+
+
+def test_a_standing_instruction_is_no_work_in_flight() -> None:
+    session = Session()
+    session.operator("Write the regression test first, watch it fail, then fix the code. "
+                     "I want to see the failing run in your notes.")
+    assert session.section("Travail en cours") == []
+    assert session.section("Prochaine étape") == []
+    now = Session()  # ordered from its first word, it is the work at hand
+    now.operator("First back up the database, then run the migration on staging.")
+    assert "back up the database" in " ".join(now.section("Prochaine étape"))
+
+
 def test_a_next_step_is_no_decision() -> None:
     session = Session()
     session.bee("", "Next step: switch the cache to Redis.")

@@ -38,6 +38,7 @@ class Signals(msgspec.Struct, frozen=True, omit_defaults=True):
     step_asker: str | None = None  # who asked for it (an operator's request)
     # What the bee settles: each decision, what it is about, whether it reverses one.
     decisions: tuple[tuple[str, str, bool], ...] = ()
+    operator_decided: int = 0  # how many of them, first, are the operator's
     task: str | None = None  # the task it gives, with no ticket
     asked: str | None = None  # the choice the bee asks for, and its options
     options: tuple[str, ...] = ()

@@ -60,7 +60,8 @@ def settled(asks: tuple[Asked, ...], replies: tuple[Stated, ...]) -> list[Decisi
             continue
         others = " ".join(option for option in ask.options if option != named[0])
         found.append(Decision(reply.seq, f"{named[0]} — {ask.text}"[:STATEMENT_CHARS],
-                              subject_words(ask.text), tuple(sorted(set(words_in_order(others))))))
+                              subject_words(ask.text), tuple(sorted(set(words_in_order(others)))),
+                              by_operator=True))
     return found
 
 

@@ -31,8 +31,11 @@ _TYPE_CHECKERS = frozenset(["tsc", "vue-tsc", "mypy", "pyright", "pytype", "dial
                             "flow", "basedpyright"])
 _COMPILERS = frozenset(["gcc", "g++", "clang", "clang++", "cc", "javac", "kotlinc",
                         "rustc", "webpack", "vite", "esbuild", "rollup", "tsup", "swc",
-                        "babel", "dotnet", "msbuild", "cmake", "ninja", "bazel", "gradle",
-                        "gradlew", "./gradlew", "mvn", "sbt", "zig"])
+                        "babel", "dotnet", "msbuild", "cmake", "ninja", "zig"])
+# Build tools that run named tasks: the task says what kind of job it is (`./gradlew
+# ktlintCheck` lints, `goreleaser check` checks a config, `mvn package` builds).
+_TASK_RUNNERS = frozenset(["gradle", "gradlew", "mvn", "mvnw", "sbt", "bazel", "bazelisk",
+                           "goreleaser", "ant", "lein"])
 _BUILD_SUBCOMMANDS = {"cargo": {"build": BUILD, "check": TYPES, "clippy": LINT,
                                 "fmt": LINT},
                       "go": {"build": BUILD, "vet": LINT},
@@ -46,10 +49,12 @@ _RUNNERS = {"make": 1, "gmake": 1, "just": 1, "task": 1, "mage": 1, "rake": 1,
             "npm": 2, "yarn": 1, "pnpm": 1, "bun": 2, "nox": 1, "tox": 1}
 _WHOLE = frozenset(["all", "ci", "default", "build-all", "check-all", "verify", "precommit",
                     "pre-commit", "validate", "everything"])
+_LINT_TASK = Pattern(r"lint|check|validat|verif|static|style|fmt|format|vet|audit|analy[sz]|"
+                     r"manifest|conform|policy|precommit|pre-commit|hooks|detekt|spotless")
+_TYPES_TASK = Pattern(r"type|tsc|mypy|pyright")
 _SCOPE_WORDS = (
-    (Pattern(r"lint|check|validat|verif|static|style|fmt|format|vet|audit|analy[sz]|"
-             r"manifest|conform|policy|precommit|pre-commit|hooks"), frozenset([LINT, TYPES])),
-    (Pattern(r"type|tsc|mypy|pyright"), frozenset([TYPES])),
+    (_LINT_TASK, frozenset([LINT, TYPES])),
+    (_TYPES_TASK, frozenset([TYPES])),
     (Pattern(r"build|compile|dist|bundle|package|release"), frozenset([BUILD, TYPES])),
     (Pattern(r"smoke|health|probe|e2e|connectiv|dns|network|ping|reach|sanity|canary|"
              r"readiness|preflight"), frozenset([PROBE])),
@@ -72,6 +77,8 @@ def failed_kind(command: str) -> str | None:
             if rest and rest[0] in subcommands:
                 return subcommands[rest[0]]
             continue
+        if program in _TASK_RUNNERS:
+            return _task_kind([word for word in words[1:] if not word.startswith("-")])
         if program in _LINTERS:
             return LINT
         if program in _TYPE_CHECKERS:
@@ -81,6 +88,18 @@ def failed_kind(command: str) -> str | None:
         if program in _PROBES:
             return PROBE
     return None
+
+
+def _task_kind(tasks: list[str]) -> str:
+    """What a task runner's first task does, by its name: a check or lint, a type check,
+    or else a build."""
+    for task in tasks[:1]:
+        folded = task.lower()
+        if _LINT_TASK.search(folded):
+            return LINT
+        if _TYPES_TASK.search(folded):
+            return TYPES
+    return BUILD
 
 
 def wrapper_scope(command: str) -> frozenset[str]:

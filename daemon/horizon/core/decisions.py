@@ -51,10 +51,11 @@ _DECISION = Pattern(
     r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
     r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"
     r"(?:j'ai|on\s+a|nous\s+avons)\s+(?:décidé|choisi|tranché|opté|retenu)\b|"
-    r"(?:on|je|nous)\s+(?:garde|gardons|garderons|utilise|utilisera|utiliserons|"
+    r"(?:(?:on|je|nous)\s+(?:garde|gardons|garderons|utilise|utilisera|utiliserons|"
     r"prend|prends|prenons|passe\s+à|passons\s+à|bascule\s+sur|basculons\s+sur|retiens|"
-    r"retient|choisis|choisit|adopte)\s+" + _ARTICLE + _NAMED + r"|"
-    r"(?:on\s+va|nous\s+allons|je\s+vais)\s+utiliser\s+" + _ARTICLE + _NAMED + r"|"
+    r"retient|choisis|choisit|adopte)|(?:on\s+va|nous\s+allons|je\s+vais)\s+"
+    r"(?:utiliser|garder|prendre|adopter))\s+(?:" + _ARTICLE + _NAMED
+    + r"|(?:[\w.-]+\s+){1,3}pour\s+(?:le|la|les|l'|un|une|des|du)\s*\w+)|"
     r"(?:je\s+)?reviens\s+sur\b|revenir\s+sur\b|"
     r"en\s+fait,?\s+non\b|au\s+lieu\s+d[eu']|plutôt\s+que\b|abandon\s+d[eu']|"
     r"ne\s+convient\s+(?:pas|plus)\b|remplac(?:e|é|ée|er)\s+(?:par\b|\S+\s+par\b))",
@@ -213,20 +214,28 @@ _OPERATOR_CHOICE = Pattern(
     r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
     r"move\s+to|pick|choose|prefer|take|utilise|utilisons|garde|gardons|prends|prenons|"
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
-    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+" + _ARTICLE
-    + r"[\w.+#`/-]{2,}", re.IGNORECASE)
+    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+"
+    r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + _ARTICLE
+    + r"(?P<chosen>[\w.+#`/-]{2,})", re.IGNORECASE)
 # The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
 # not goreleaser.", "ULID plutôt que UUIDv4").
+_CORRECTION_LEAD = (r"^\W*(?:(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement|ok|okay)\b"
+                    r"[\s,.!:;-]*)*")
+_PLEASE = r"(?:[\s,]+(?:please|pls|stp|svp|s'il\s+te\s+pla[iî]t))?\W*$"
 _OPERATOR_CORRECTION = Pattern(
-    r"^\W*(?:(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement|ok|okay)\b[\s,.!:;-]*)*"
-    r"[\w.+#`/-]{2,}\s*,?\s+(?:not|pas|rather\s+than|instead\s+of|plutôt\s+que|"
-    r"au\s+lieu\s+d[eu']\s*)\s*[\w.+#`/-]{2,}\W*$", re.IGNORECASE)
+    _CORRECTION_LEAD + r"(?:(?P<chosen>[\w.+#`/-]{2,})\s*,?\s+(?:not|pas|rather\s+than|"
+    r"instead\s+of|plutôt\s+que|au\s+lieu\s+d[eu']\s*)\s*(?P<other>[\w.+#`/-]{2,})|"
+    r"(?:not|pas)\s+(?P<other_first>[\w.+#`/-]{2,})\s*[:;,—–-]\s*"
+    r"(?P<chosen_after>[\w.+#`/-]{2,}))" + _PLEASE, re.IGNORECASE)
+# "non, OneSignal": the operator's other pick, named alone after a no.
+_OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + _NAMED + r")"
+                          + _PLEASE, re.IGNORECASE)
 _OPERATOR_REVERSAL = Pattern(
     r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt)\b|\binstead\b|"
     r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
 
 
-_CORRECTING = Pattern(r"^\W*(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement)\b",
+_CORRECTING = Pattern(r"^\W*(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement|not|pas)\b",
                       re.IGNORECASE)
 
 
@@ -234,7 +243,9 @@ def corrects(text: str) -> bool:
     """Operator words that correct the bee's choice ("Hmm, no: nfpm, not goreleaser."):
     a decision, even in the form of a convention ("X, not Y")."""
     flat = flatten(text[:STATEMENT_CHARS * 2])
-    return _CORRECTING.match(flat) is not None and _OPERATOR_CORRECTION.match(flat) is not None
+    return _CORRECTING.match(flat) is not None and (
+        _names_choice(_OPERATOR_CORRECTION.match(flat))
+        or _names_choice(_OPERATOR_OTHER.match(flat)))
 
 
 def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]]:
@@ -250,8 +261,9 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     for sentence in sentences(prose(text)):
         if sentence.endswith("?") or ticket_names(sentence):
             continue
-        correcting = _OPERATOR_CORRECTION.match(sentence) is not None
-        if not correcting and not _OPERATOR_CHOICE.match(sentence):
+        correcting = (_names_choice(_OPERATOR_CORRECTION.match(sentence))
+                      or _names_choice(_OPERATOR_OTHER.match(sentence)))
+        if not correcting and not _names_choice(_OPERATOR_CHOICE.match(sentence)):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
         if said not in known:
@@ -260,6 +272,13 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
         if len(found) == DECISIONS_PER_TEXT:
             break
     return found
+
+
+def _names_choice(match: re.Match[str] | None) -> bool:
+    """Whether what an instruction chooses, and what it sets aside, are things and not
+    plain words ("keep going", "non, pas ça")."""
+    return match is not None and not any(is_plain_word(word.strip("`"))
+                                         for word in match.groupdict().values() if word)
 
 
 def _with_reply(said: str, about: str, reverses: bool,

@@ -14,6 +14,7 @@ import msgspec
 
 from horizon.core.blocks import Item, Signals
 from horizon.core.chatter import is_chatter
+from horizon.core.choices import settled
 from horizon.core.coverage import covered_by
 from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.noise import is_nudge, without_noise
@@ -70,20 +71,41 @@ class _Learning:
             self._ran(seq, signals)
         for name, state, sentence in signals.tickets:
             self._ticket(seq, name, state, sentence)
-        for text, about, reverses in signals.decisions:
+        for index, (text, about, reverses) in enumerate(signals.decisions):
             self.decisions.append(Decision(seq, text, subject_words(about),
-                                           dropped_words(about), reverses))
-            if len(self.decisions) > DECISIONS_KEPT:
-                self.decisions.remove(min(self.decisions,
-                                          key=lambda decision: (decision.seq, decision.text)))
+                                           dropped_words(about), reverses,
+                                           index < signals.operator_decided))
+            self._keep_decisions()
         if signals.asked is not None:
-            self.asks = _newest(self.asks, Asked(seq, signals.asked, signals.options))
+            ask = Asked(seq, signals.asked, signals.options)
+            self.asks = _newest(self.asks, ask)
+            for reply in list(self.replies):  # a reply folded before the choice it settles
+                if self._settles(reply):
+                    self.replies.remove(reply)
         if signals.reply is not None:
-            self.replies = _newest(self.replies, Stated(seq, signals.reply))
+            reply = Stated(seq, signals.reply)
+            if not self._settles(reply):
+                self.replies = _newest(self.replies, reply)
         if signals.task is not None and (self.task is None or self.task.seq < seq):
             self.task = Stated(seq, signals.task)
         if signals.step is not None and (self.step is None or self.step.seq < seq):
             self.step = Stated(seq, signals.step, signals.step_asker)
+
+    def _keep_decisions(self) -> None:
+        while len(self.decisions) > DECISIONS_KEPT:
+            self.decisions.remove(min(self.decisions,
+                                      key=lambda decision: (decision.seq, decision.text)))
+
+    def _settles(self, reply: Stated) -> bool:
+        """Whether the operator's short reply settles a choice the bee asked for: then it
+        is the operator's decision, in place of what else its words decided."""
+        chosen = settled(tuple(self.asks), (reply,))
+        if not chosen:
+            return False
+        self.decisions = [decision for decision in self.decisions if decision.seq != reply.seq]
+        self.decisions.extend(chosen)
+        self._keep_decisions()
+        return True
 
     def _ran(self, seq: int, signals: Signals) -> None:
         """A call that did more than read: a failure opens, a success resolves the older

@@ -61,14 +61,15 @@ class Stated(msgspec.Struct, frozen=True, array_like=True):
 
 
 class Decision(msgspec.Struct, frozen=True, array_like=True):
-    """A decision the bee stated, what it is about, what it stops using, and whether it
-    says it reverses an earlier one."""
+    """A decision stated, what it is about, what it stops using, whether it says it
+    reverses an earlier one, and whether the operator made it."""
 
     seq: int
     text: str
     words: tuple[str, ...]
     dropped: tuple[str, ...]
     reverses: bool = False
+    by_operator: bool = False
 
 
 class Asked(msgspec.Struct, frozen=True, array_like=True):
@@ -92,7 +93,8 @@ class Facts(msgspec.Struct, frozen=True):
     decisions: tuple[Decision, ...] = ()
     task: Stated | None = None
     step: Stated | None = None
-    # The bee's questions that offer a choice, and the operator's short replies: a reply
-    # that names one option settles it (`choices.settled`), whatever order they folded.
+    # The bee's questions that offer a choice, and the operator's short replies that
+    # settled none yet: a reply that names one option settles it (`choices.settled`) and
+    # becomes a decision, whichever of the two folded first.
     asks: tuple[Asked, ...] = ()
     replies: tuple[Stated, ...] = ()

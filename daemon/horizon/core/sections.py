@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from horizon.core.choices import settled
 from horizon.core.decisions import same_subject
 from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
 from horizon.core.recit import Line
@@ -24,7 +23,7 @@ def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple
     sections = {
         DECISIONS: _newest_first(
             (decision.seq, cut(f"#{decision.seq} {decision.text}", ligne_max))
-            for decision in current_decisions(with_settled(facts))),
+            for decision in current_decisions(facts.decisions)),
         FILES: _newest_first((seq, cut(f"{path} (#{seq})", ligne_max))
                              for path, seq in _files(facts.files).items()),
         ERRORS: _newest_first(_errors(facts, colon, min(ligne_max, ERROR_LINE_CHARS))),
@@ -40,17 +39,11 @@ def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
                                                                                    line[1])))
 
 
-def with_settled(facts: Facts) -> list[Decision]:
-    """The decisions stated, each one said by a reply that settles a choice the bee asked
-    for read as that choice (`choices.settled`)."""
-    chosen = settled(facts.asks, facts.replies)
-    at = {decision.seq for decision in chosen}
-    return [*(decision for decision in facts.decisions if decision.seq not in at), *chosen]
-
-
 def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
     """The decisions no newer one replaces: one on the same subject, or one that says it
-    reverses the decision just before it when it names no subject of an older one."""
+    reverses the decision just before it when it names no subject of an older one. The
+    operator's reversal that names nothing corrects the bee: it replaces the bee's newest
+    decision ("Non, prends plutôt nfpm." after the bee chose goreleaser)."""
     decisions = sorted(decisions, key=lambda decision: (decision.seq, decision.text))
     replaced: set[int] = set()
     for index, newer in enumerate(decisions):
@@ -60,7 +53,8 @@ def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
                    if same_subject((decision.words, decision.dropped),
                                    (newer.words, newer.dropped))]
         if not matched and newer.reverses and older:
-            matched = [older[-1][0]]
+            bees = [at for at, decision in older if not decision.by_operator]
+            matched = [bees[-1] if newer.by_operator and bees else older[-1][0]]
         replaced.update(matched)
     return [decision for at, decision in enumerate(decisions) if at not in replaced]
 

@@ -12,11 +12,19 @@ from horizon.core.decisions import (
     corrects,
     decisions_stated,
     operator_decisions,
+    subject_words,
 )
 from horizon.core.entries import FILES_KEPT
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.outcomes import TAIL_CHARS, failure_of, tail_lines
-from horizon.core.statements import is_filler, is_question, is_request, is_rule, stated_step
+from horizon.core.statements import (
+    is_filler,
+    is_method,
+    is_question,
+    is_request,
+    is_rule,
+    stated_step,
+)
 from horizon.core.test_runs import failed_tests, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
@@ -112,7 +120,10 @@ def signals_of(item: Item) -> Signals:
     paths = files_of(item, answer)
     if is_call(item):
         return _call_signals(item, question, answer, paths)
-    request = item.lighthouse and item.type == CONVERSATION and is_request(question)
+    # A standing instruction ("Write the regression test first, then fix the code") is a
+    # rule, not the work in flight.
+    request = (item.lighthouse and item.type == CONVERSATION and is_request(question)
+               and not is_method(question))
     # An operator's request or a task gives work: the tickets it names are assigned.
     assigning = request or (item.type == TASK and not is_filler(question)) or (
         item.lighthouse and item.type == CONVERSATION and not is_question(question))
@@ -122,11 +133,18 @@ def signals_of(item: Item) -> Signals:
     if step is None and request:
         step, asker = flatten(question), item.sender or DEFAULT_ASKER
     decisions = decisions_stated(answer)
+    operator_decided = 0
     reply = None
     if item.lighthouse and item.type == CONVERSATION and (
             not is_rule(question) or corrects(question)):
         # The operator's choice stands over the bee's: said after it, it replaces it.
-        decisions = [*operator_decisions(question, answer), *decisions][:DECISIONS_PER_TEXT]
+        chosen = operator_decisions(question, answer)
+        # The bee's "Right, OneSignal then." only repeats the operator's choice.
+        named = {word for _, about, _ in chosen for word in subject_words(about)}
+        decisions = [*chosen, *(decision for decision in decisions
+                                if not named & set(subject_words(decision[1])))
+                     ][:DECISIONS_PER_TEXT]
+        operator_decided = min(len(chosen), DECISIONS_PER_TEXT)
         if len(question) <= REPLY_CHARS and not is_question(question):
             reply = flatten(question)  # it may settle a choice the bee asked for
     asked = choice_asked(answer)
@@ -135,7 +153,7 @@ def signals_of(item: Item) -> Signals:
             and (request or not is_question(question)) and not ticket_names(question)):
         task = flatten(question)
     return Signals(paths, tickets=_latest(tickets), step=step, step_asker=asker,
-                   decisions=tuple(decisions), task=task,
+                   decisions=tuple(decisions), operator_decided=operator_decided, task=task,
                    asked=None if asked is None else asked[0],
                    options=() if asked is None else asked[1], reply=reply)
 

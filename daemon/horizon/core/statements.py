@@ -341,6 +341,17 @@ def is_general(text: str) -> bool:
             and _FOR_NOW.match(head) is None)
 
 
+def is_method(text: str) -> bool:
+    """An instruction that orders how to work and names nothing to work on ("Write the
+    regression test first, watch it fail, then fix the code"): a rule, not a task. Said
+    from its first word ("First back up the database, then…"), it is the work at hand."""
+    head = text[:1200]
+    return (_METHOD.search(head) is not None and not names_something(head)
+            and _FOR_NOW.match(head) is None)
+
+
+_METHOD = Pattern(r"\b(?:first|d'abord|avant\s+tout)\b.*?\b(?:then|puis|ensuite)\b",
+                  re.IGNORECASE | re.DOTALL)
 # What puts a request in the sequence of the work at hand ("Then run the suite…").
 _FOR_NOW = Pattern(r"^\W*(?:then|now|next|after\s+that|afterwards|first|puis|ensuite|"
                    r"maintenant|après\s+ça|d'abord|tout\s+de\s+suite)\b", re.IGNORECASE)

@@ -29,7 +29,7 @@ from horizon.hive.layout import (
 # entries' `ok` and `files` (ADR 0008); 8: a failed call's heading and condensed answer,
 # quotes without chatter nor runtime noise; 9: a condensed call marked failed by its
 # output, its failing lines kept. An older state is rebuilt.
-STATE_FORMAT = 9
+STATE_FORMAT = 10
 
 
 class StateTooNew(HiveError):
