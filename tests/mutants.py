@@ -36,6 +36,7 @@ RANGES = "tests/integration/test_block_reading.py::test_late_ranges_read_by_bloc
 RUNS = "tests/unit/test_ingest_runs.py"
 DEFERRED = "tests/unit/test_deferred_text_work.py"
 MEMO = "tests/unit/test_view_properties.py"
+VERDICT = "tests/unit/test_verdict_guard.py"
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,27 @@ MUTANTS = (
            "                and made_of[3] == item.lighthouse and made_of[4] is labels):",
            "                and made_of[4] is labels):",
            (MEMO,)),
+    Mutant("M6", "verdict guard: letters the patterns fold to i and s send to the plain path",
+           f"{PACKAGE}/core/outcomes.py",
+           "    if not tail.isascii() and any(letter in tail for letter in _UNFOLDED):\n"
+           "        return True\n",
+           "",
+           (VERDICT,)),
+    Mutant("M6a", "verdict guard: an answer holding runtime noise is read whole",
+           f"{PACKAGE}/core/signals.py",
+           'if shell and "<" not in answer and not may_fail(',
+           "if shell and not may_fail(",
+           (VERDICT,)),
+    Mutant("M6b", "verdict guard: a tool that is no shell is read by its first line",
+           f"{PACKAGE}/core/signals.py",
+           'if shell and "<" not in answer and not may_fail(',
+           'if "<" not in answer and not may_fail(',
+           (VERDICT,)),
+    Mutant("M6c", "verdict guard: a stem of failure (`err`) among those it looks for",
+           f"{PACKAGE}/core/outcomes.py",
+           '_VERDICT_STEMS = ("err", ',
+           "_VERDICT_STEMS = (",
+           (VERDICT,)),
 )
 
 

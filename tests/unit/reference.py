@@ -399,8 +399,8 @@ class Reference:
 
     def fold_if_over(self) -> None:
         """Over budget: the oldest non-lighthouses fold until the zone is at half; with
-        lighthouses at this floor, the oldest of them too until they hold at most half,
-        whether or not the zone is over its budget."""
+        lighthouses at this floor holding more than half, the oldest of them too until
+        they hold at most a quarter, whether or not the zone is over its budget."""
         zones, settings = self.zones, self.settings
         protect = settings.plancher_phare == "condense"
         budget = settings.budget_condense
@@ -414,10 +414,12 @@ class Reference:
                 break
             if not (protect and item.lighthouse):
                 folding.append(item)
-        if protect and zones.condense_chars - sum(i.chars for i in folding) > budget // 2:
-            for item in zones.condense:
+        staying = [i for i in zones.condense if i.lighthouse and i not in folding]
+        if (protect and zones.condense_chars - sum(i.chars for i in folding) > budget // 2
+                and sum(i.chars for i in staying) > budget // 2):
+            for item in zones.condense:  # down to a quarter, not one per lighthouse
                 staying = [i for i in zones.condense if i.lighthouse and i not in folding]
-                if sum(i.chars for i in staying) <= budget // 2:
+                if sum(i.chars for i in staying) <= budget * 3 // 8:
                     break
                 if item.lighthouse and item not in folding:
                     folding.append(item)

@@ -5,6 +5,7 @@ rerun the same call (ADR 0008).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -68,6 +69,11 @@ def is_shell(tool: str | None) -> bool:
     """Whether a tool runs the command its call names (its question)."""
     if tool is None:
         return True  # a `tool` entry with no name: its question is what ran
+    return _names_a_shell(tool)
+
+
+@functools.lru_cache(maxsize=256)  # a hive's tools are a few names, asked of every call
+def _names_a_shell(tool: str) -> bool:
     name = tool.lower()
     return name in ("sh", "zsh") or any(word in name for word in _SHELL_WORDS)
 

@@ -45,18 +45,21 @@ def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
                 size -= item.chars
     # Lighthouses stay at their floor within half the budget, so that a fold always
     # brings the zone back to half and folds stay rare; over half, the oldest fold even
-    # when the zone is within its budget. The lighthouses left are at most what is left:
-    # measure them only when that is over half.
+    # when the zone is within its budget, down to a quarter (the same hysteresis: a fold
+    # per lighthouse past half would make folds as frequent as the operator's words).
+    # The lighthouses left are at most what is left: measure them only when that is over
+    # half.
     if protect and size > budget // 2:
         lighthouse_size = sum(
             item.chars for item in zones.condense if item.lighthouse and item.seq not in batch
         )
-        for item in zones.condense:
-            if lighthouse_size <= budget // 2:
-                break
-            if item.lighthouse and item.seq not in batch:
-                batch.add(item.seq)
-                lighthouse_size -= item.chars
+        if lighthouse_size > budget // 2:
+            for item in zones.condense:
+                if lighthouse_size <= budget * 3 // 8:
+                    break
+                if item.lighthouse and item.seq not in batch:
+                    batch.add(item.seq)
+                    lighthouse_size -= item.chars
     if batch:
         folding = [item for item in zones.condense if item.seq in batch]
         zones.condense = [item for item in zones.condense if item.seq not in batch]

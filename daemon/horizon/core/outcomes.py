@@ -69,6 +69,28 @@ def failing_lines(output: str) -> list[str]:
     return sorted(found, key=lambda line: _COUNT.search(line) is not None)
 
 
+# Every failing verdict the patterns below read holds one of these, case folded: an
+# output whose tail holds none has no verdict of failure (most calls' outputs).
+_VERDICT_STEMS = ("err", "échec", "échou", "fail", "exception", "traceback", "fatal",
+                  "panic", "denied", "refusé", "introuvable", "not found", "abort",
+                  "segmentation", "no such file", "✗", "✕", "× ", "make", "would re",
+                  "no tests", "code style", "exit", "returned", "code de sortie",
+                  "conflict", "rejected")
+# Letters the patterns match as `i` or `s` ignoring case, that lower() keeps apart.
+_UNFOLDED = ("\u0130", "\u0131", "\u017f")
+
+
+def may_fail(tail: str) -> bool:
+    """Whether a tail may hold a verdict of failure: False only when none can match."""
+    if not tail.isascii() and any(letter in tail for letter in _UNFOLDED):
+        return True
+    folded = tail.lower()
+    for stem in _VERDICT_STEMS:  # noqa: SIM110 (a loop: a third cheaper than any())
+        if stem in folded:
+            return True
+    return False
+
+
 def failure_of(output: str, shell: bool = True, tool: str | None = None,
                command: str = "") -> str | None:
     """The line where an output says it failed, or None when it does not.
@@ -87,6 +109,8 @@ def failure_of(output: str, shell: bool = True, tool: str | None = None,
     if not shell:
         first = output.lstrip()[:TAIL_CHARS].split("\n", 1)[0].strip()
         return first if first and _failing(first) else None
+    if not may_fail(output[-TAIL_CHARS:]):
+        return None
     program = program_words(shell_words(unwrapped(command).split("|")[0].split("&&")[-1]))[:1]
     if program == ["git"]:
         found = _GIT_FAILED.search(output[-TAIL_CHARS:])

@@ -16,7 +16,7 @@ from horizon.core.decisions import (
 )
 from horizon.core.entries import FILES_KEPT
 from horizon.core.noise import is_nudge, without_noise
-from horizon.core.outcomes import TAIL_CHARS, failure_of, tail_lines
+from horizon.core.outcomes import TAIL_CHARS, failure_of, may_fail, tail_lines
 from horizon.core.statements import (
     is_filler,
     is_method,
@@ -79,12 +79,15 @@ def output_failed(item: Item) -> bool:
         return False
     if item.signals is not None:  # read already, from the same whole answer
         return item.signals.failure is not None
-    command = flatten(without_noise(item.question[:QUESTION_CHARS]))
     shell = is_shell(item.tool)
+    answer = ends(item.answer)
+    if shell and "<" not in answer and not may_fail(answer[-TAIL_CHARS:]):
+        return False  # no verdict to read: the command is not worth parsing
+    command = flatten(without_noise(item.question[:QUESTION_CHARS]))
     ran = unwrapped(command) if shell else command
-    if reads_only(item.tool, ran):
-        return False  # a `grep` that finds nothing exits 1
-    return failure_of(without_noise(ends(item.answer)), shell, item.tool, ran) is not None
+    if failure_of(without_noise(answer), shell, item.tool, ran) is None:
+        return False
+    return not reads_only(item.tool, ran)  # a `grep` that finds nothing exits 1
 
 
 def files_of(item: Item, answer: str) -> tuple[str, ...]:
