@@ -1,17 +1,28 @@
-"""The choices the bee asks for and the operator's replies that settle them (pure, ADR
-0008): "the parser: cobra (…) or kong (…)?" answered "Go with kong." is the operator's
-decision about the parser.
+"""The operator's choices (pure, ADR 0008): those the bee asks for and a reply settles
+("the parser: cobra (…) or kong (…)?" answered "Go with kong." is the operator's decision
+about the parser), and those given as an instruction or a correction ("No, use MERGE
+instead", "Hmm, no: nfpm, not goreleaser.", "non, OneSignal").
 """
 
 from __future__ import annotations
 
 import re
 
-from horizon.core.decisions import is_plain_word, subject_words, words_in_order
+from horizon.core.decisions import (
+    ARTICLE,
+    DECISIONS_PER_TEXT,
+    NAMED,
+    decisions_stated,
+    dropped_words,
+    is_plain_word,
+    subject_words,
+    words_in_order,
+)
 from horizon.core.patterns import Pattern
 from horizon.core.records import Asked, Decision, Stated
 from horizon.core.statements import STATEMENT_CHARS, prose, sentences
 from horizon.core.text import flatten
+from horizon.core.tickets import ticket_names
 
 # Options on either side of "or": "cobra (…) or kong (…)?", "MERGE ou OVERWRITE ?".
 _OR = Pattern(r"\s+(?:or|ou|vs\.?|versus)\s+", re.IGNORECASE)
@@ -68,3 +79,88 @@ def settled(asks: tuple[Asked, ...], replies: tuple[Stated, ...]) -> list[Decisi
 def _names(text: str, option: str) -> bool:
     return re.search(rf"(?<![\w.+#/-]){re.escape(option)}(?![\w+#/-])", text,
                      re.IGNORECASE) is not None
+
+
+# The operator's choice said as an instruction ("No, use MERGE instead", "Keep the S3
+# backend", "Non, garde MERGE"): a decision, theirs.
+_OPERATOR_CHOICE = Pattern(
+    r"^\W*(?:(?:no|nope|non|actually|en\s+fait|instead|wait|hmm|ok|okay|fine|alors|plutôt|"
+    r"finalement|d'accord|yes|oui)\b[\s,.!:;-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
+    r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
+    r"move\s+to|pick|choose|prefer|take|utilise|utilisons|garde|gardons|prends|prenons|"
+    r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
+    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+"
+    r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + ARTICLE
+    + r"(?P<chosen>[\w.+#`/-]{2,})", re.IGNORECASE)
+# The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
+# not goreleaser.", "ULID plutôt que UUIDv4").
+_CORRECTING_WORDS = r"no|nope|non|hmm+|actually|en\s+fait|wait|finalement"
+_CORRECTION_LEAD = r"^\W*(?:(?:" + _CORRECTING_WORDS + r"|ok|okay)\b[\s,.!:;-]*)*"
+_PLEASE = r"(?:[\s,]+(?:please|pls|stp|svp|s'il\s+te\s+pla[iî]t))?\W*$"
+_OPERATOR_CORRECTION = Pattern(
+    _CORRECTION_LEAD + r"(?:(?P<chosen>[\w.+#`/-]{2,})\s*,?\s+(?:not|pas|rather\s+than|"
+    r"instead\s+of|plutôt\s+que|au\s+lieu\s+d[eu']\s*)\s*(?P<other>[\w.+#`/-]{2,})|"
+    r"(?:not|pas)\s+(?P<other_first>[\w.+#`/-]{2,})\s*[:;,—–-]\s*"
+    r"(?P<chosen_after>[\w.+#`/-]{2,}))" + _PLEASE, re.IGNORECASE)
+# "non, OneSignal": the operator's other pick, named alone after a no.
+_OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + NAMED + r")"
+                          + _PLEASE, re.IGNORECASE)
+_OPERATOR_REVERSAL = Pattern(
+    r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt)\b|\binstead\b|"
+    r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
+
+_CORRECTING = Pattern(r"^\W*(?:" + _CORRECTING_WORDS + r"|not|pas)\b", re.IGNORECASE)
+
+
+def corrects(text: str) -> bool:
+    """Operator words that correct the bee's choice ("Hmm, no: nfpm, not goreleaser."):
+    a decision, even in the form of a convention ("X, not Y")."""
+    flat = flatten(text[:STATEMENT_CHARS * 2])
+    return _CORRECTING.match(flat) is not None and _is_correction(flat)
+
+
+def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]]:
+    """The decisions the operator's words settle: what reads as a decision, and a choice
+    given as an instruction; one said as a correction reverses the decision before it,
+    or the one the bee's `reply` says it undoes ("Fair enough, undoing the FCM part")."""
+    undoes = sentences(prose(reply[:STATEMENT_CHARS]))[:1]
+    found = [_with_reply(said, about, reverses or _OPERATOR_REVERSAL.search(about) is not None,
+                         undoes) for said, about, reverses in decisions_stated(text)]
+    if len(found) >= DECISIONS_PER_TEXT:
+        return found
+    known = {said for said, _, _ in found}
+    for sentence in sentences(prose(text)):
+        if sentence.endswith("?") or ticket_names(sentence):
+            continue
+        correcting = _is_correction(sentence)
+        if not correcting and not _names_choice(_OPERATOR_CHOICE.match(sentence)):
+            continue
+        said = flatten(sentence)[:STATEMENT_CHARS]
+        if said not in known:
+            found.append(_with_reply(said, sentence, correcting or _OPERATOR_REVERSAL.search(
+                sentence) is not None, undoes))
+        if len(found) == DECISIONS_PER_TEXT:
+            break
+    return found
+
+
+def _is_correction(sentence: str) -> bool:
+    """The choice said against the one it undoes, or named alone after a no."""
+    return (_names_choice(_OPERATOR_CORRECTION.match(sentence))
+            or _names_choice(_OPERATOR_OTHER.match(sentence)))
+
+
+def _names_choice(match: re.Match[str] | None) -> bool:
+    """Whether what an instruction chooses, and what it sets aside, are things and not
+    plain words ("keep going", "non, pas ça")."""
+    return match is not None and not any(is_plain_word(word.strip("`"))
+                                         for word in match.groupdict().values() if word)
+
+
+def _with_reply(said: str, about: str, reverses: bool,
+                undoes: list[str]) -> tuple[str, str, bool]:
+    """A reversal that names nothing it stops using, read with the bee's first sentence
+    after it (`undoes`), where it says what it undoes."""
+    if reverses and undoes and not dropped_words(about):
+        about = f"{about} {undoes[0]}"
+    return said, about, reverses

@@ -93,12 +93,11 @@ def failed_kind(command: str) -> str | None:
 def _task_kind(tasks: list[str]) -> str:
     """What a task runner's first task does, by its name: a check or lint, a type check,
     or else a build."""
-    for task in tasks[:1]:
-        folded = task.lower()
-        if _LINT_TASK.search(folded):
-            return LINT
-        if _TYPES_TASK.search(folded):
-            return TYPES
+    folded = tasks[0].lower() if tasks else ""
+    if _LINT_TASK.search(folded):
+        return LINT
+    if _TYPES_TASK.search(folded):
+        return TYPES
     return BUILD
 
 

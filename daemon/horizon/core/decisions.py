@@ -24,8 +24,8 @@ DECISIONS_PER_TEXT = 3
 
 # A named thing: a word with a capital, a digit, a dot, a dash or underscore, a slash, a
 # plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
-_NAMED = r"(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
-_ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
+NAMED = r"(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
+ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
 _DECISION = Pattern(
     r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
     r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
@@ -41,20 +41,20 @@ _DECISION = Pattern(
     r"\b(?:chose|picked|prefer(?:red)?|went\s+with|going\s+with|use)\s+\S+\s+over\s+\S+|"
     r"au\s+profit\s+d[eu']|on\s+(?:reste|restera)\s+sur\b|"
     r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`-]+(?:\s+[\w.+#`-]+)?\s+(?:with|by)\b|"
-    r"(?:dropp?(?:ed|ing)|dropping)\s+" + _NAMED + r"|"
+    r"(?:dropp?(?:ed|ing)|dropping)\s+" + NAMED + r"|"
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,4}?to\s+"
-    + _ARTICLE + _NAMED + r"|"
+    + ARTICLE + NAMED + r"|"
     r"i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|keep|store|adopt|"
-    r"switch\s+to|move\s+to|stick\s+with)\s+(?:" + _ARTICLE + _NAMED
+    r"switch\s+to|move\s+to|stick\s+with)\s+(?:" + ARTICLE + NAMED
     + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+)|"
-    r"(?:chose|chosen|picked|prefer)\s+" + _ARTICLE + _NAMED + r"|"
+    r"(?:chose|chosen|picked|prefer)\s+" + ARTICLE + NAMED + r"|"
     r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
     r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"
     r"(?:j'ai|on\s+a|nous\s+avons)\s+(?:décidé|choisi|tranché|opté|retenu)\b|"
     r"(?:(?:on|je|nous)\s+(?:garde|gardons|garderons|utilise|utilisera|utiliserons|"
     r"prend|prends|prenons|passe\s+à|passons\s+à|bascule\s+sur|basculons\s+sur|retiens|"
     r"retient|choisis|choisit|adopte)|(?:on\s+va|nous\s+allons|je\s+vais)\s+"
-    r"(?:utiliser|garder|prendre|adopter))\s+(?:" + _ARTICLE + _NAMED
+    r"(?:utiliser|garder|prendre|adopter))\s+(?:" + ARTICLE + NAMED
     + r"|(?:[\w.-]+\s+){1,3}pour\s+(?:le|la|les|l'|un|une|des|du)\s*\w+)|"
     r"(?:je\s+)?reviens\s+sur\b|revenir\s+sur\b|"
     r"en\s+fait,?\s+non\b|au\s+lieu\s+d[eu']|plutôt\s+que\b|abandon\s+d[eu']|"
@@ -206,90 +206,6 @@ _STEP_LEAD = Pattern(
     r"(?:now|next|then|after\s+that),?\s+(?:let\s+me|let's|i(?:'ll|\s+will)|i'm\s+going\s+to)\b|"
     r"let\s+me\s+(?:now|next)\b|todo\s*[:\-]|to\s+do\s*:|prochaines?\s+étapes?\b|"
     r"(?:ensuite|maintenant|puis),?\s+(?:je|on)\b|la\s+suite\s*:)", re.IGNORECASE)
-# The operator's choice said as an instruction ("No, use MERGE instead", "Keep the S3
-# backend", "Non, garde MERGE"): a decision, theirs.
-_OPERATOR_CHOICE = Pattern(
-    r"^\W*(?:(?:no|nope|non|actually|en\s+fait|instead|wait|hmm|ok|okay|fine|alors|plutôt|"
-    r"finalement|d'accord|yes|oui)\b[\s,.!:;-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
-    r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
-    r"move\s+to|pick|choose|prefer|take|utilise|utilisons|garde|gardons|prends|prenons|"
-    r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
-    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+"
-    r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + _ARTICLE
-    + r"(?P<chosen>[\w.+#`/-]{2,})", re.IGNORECASE)
-# The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
-# not goreleaser.", "ULID plutôt que UUIDv4").
-_CORRECTION_LEAD = (r"^\W*(?:(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement|ok|okay)\b"
-                    r"[\s,.!:;-]*)*")
-_PLEASE = r"(?:[\s,]+(?:please|pls|stp|svp|s'il\s+te\s+pla[iî]t))?\W*$"
-_OPERATOR_CORRECTION = Pattern(
-    _CORRECTION_LEAD + r"(?:(?P<chosen>[\w.+#`/-]{2,})\s*,?\s+(?:not|pas|rather\s+than|"
-    r"instead\s+of|plutôt\s+que|au\s+lieu\s+d[eu']\s*)\s*(?P<other>[\w.+#`/-]{2,})|"
-    r"(?:not|pas)\s+(?P<other_first>[\w.+#`/-]{2,})\s*[:;,—–-]\s*"
-    r"(?P<chosen_after>[\w.+#`/-]{2,}))" + _PLEASE, re.IGNORECASE)
-# "non, OneSignal": the operator's other pick, named alone after a no.
-_OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + _NAMED + r")"
-                          + _PLEASE, re.IGNORECASE)
-_OPERATOR_REVERSAL = Pattern(
-    r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt)\b|\binstead\b|"
-    r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
-
-
-_CORRECTING = Pattern(r"^\W*(?:no|nope|non|hmm+|actually|en\s+fait|wait|finalement|not|pas)\b",
-                      re.IGNORECASE)
-
-
-def corrects(text: str) -> bool:
-    """Operator words that correct the bee's choice ("Hmm, no: nfpm, not goreleaser."):
-    a decision, even in the form of a convention ("X, not Y")."""
-    flat = flatten(text[:STATEMENT_CHARS * 2])
-    return _CORRECTING.match(flat) is not None and (
-        _names_choice(_OPERATOR_CORRECTION.match(flat))
-        or _names_choice(_OPERATOR_OTHER.match(flat)))
-
-
-def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]]:
-    """The decisions the operator's words settle: what reads as a decision, and a choice
-    given as an instruction; one said as a correction reverses the decision before it,
-    or the one the bee's `reply` says it undoes ("Fair enough, undoing the FCM part")."""
-    undoes = sentences(prose(reply[:STATEMENT_CHARS]))[:1]
-    found = [_with_reply(said, about, reverses or _OPERATOR_REVERSAL.search(about) is not None,
-                         undoes) for said, about, reverses in decisions_stated(text)]
-    if len(found) >= DECISIONS_PER_TEXT:
-        return found
-    known = {said for said, _, _ in found}
-    for sentence in sentences(prose(text)):
-        if sentence.endswith("?") or ticket_names(sentence):
-            continue
-        correcting = (_names_choice(_OPERATOR_CORRECTION.match(sentence))
-                      or _names_choice(_OPERATOR_OTHER.match(sentence)))
-        if not correcting and not _names_choice(_OPERATOR_CHOICE.match(sentence)):
-            continue
-        said = flatten(sentence)[:STATEMENT_CHARS]
-        if said not in known:
-            found.append(_with_reply(said, sentence, correcting or _OPERATOR_REVERSAL.search(
-                sentence) is not None, undoes))
-        if len(found) == DECISIONS_PER_TEXT:
-            break
-    return found
-
-
-def _names_choice(match: re.Match[str] | None) -> bool:
-    """Whether what an instruction chooses, and what it sets aside, are things and not
-    plain words ("keep going", "non, pas ça")."""
-    return match is not None and not any(is_plain_word(word.strip("`"))
-                                         for word in match.groupdict().values() if word)
-
-
-def _with_reply(said: str, about: str, reverses: bool,
-                undoes: list[str]) -> tuple[str, str, bool]:
-    """A reversal that names nothing it stops using, read with the bee's first sentence
-    after it (`undoes`), where it says what it undoes."""
-    if reverses and undoes and not dropped_words(about):
-        about = f"{about} {undoes[0]}"
-    return said, about, reverses
-
-
 def _decides(sentence: str) -> bool:
     """Whether a sentence settles a choice: not a question, not someone else's words, not
     a ticket's work ("Je prends #7189", "Switching to DATA-204"), not undecided, not what

@@ -45,7 +45,7 @@ def fold_if_over(zones: Zones, ctx: Context, changes: Changes) -> None:
                 size -= item.chars
     # Lighthouses stay at their floor within half the budget, so that a fold always
     # brings the zone back to half and folds stay rare; over half, the oldest fold even
-    # when the zone is within its budget, down to a quarter (the same hysteresis: a fold
+    # when the zone is within its budget, down to three eighths (the same hysteresis: a fold
     # per lighthouse past half would make folds as frequent as the operator's words).
     # The lighthouses left are at most what is left: measure them only when that is over
     # half.

@@ -5,13 +5,11 @@ call it ran and how it went, the tickets, decisions, task and next step it state
 from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
-from horizon.core.choices import choice_asked
+from horizon.core.choices import choice_asked, corrects, operator_decisions
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
 from horizon.core.decisions import (
     DECISIONS_PER_TEXT,
-    corrects,
     decisions_stated,
-    operator_decisions,
     subject_words,
 )
 from horizon.core.entries import FILES_KEPT
