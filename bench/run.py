@@ -32,6 +32,7 @@ from typing import Any
 from client import client_cost, client_rows
 from daemon_process import Daemon
 from fairness import fairness
+from imports import import_cost, import_rows
 from journals import BEE, floor_rate, line, write_history
 from live import live_load
 from recall import search_cost, show_cost
@@ -72,13 +73,15 @@ class Sizes:
     client_processes: int = 21  # render --fresh and python -c pass, in turns
     client_entries: int = 5_000
     writer_lines: int = 2_000
+    transcript_mb: float = 3.5
+    hook_events: int = 200
 
 
 SMOKE = Sizes(ingest=2_000, history=3_000, history_small=750, segment=500, bees_fresh=5,
               fresh_seconds=2.0, bees_scale=20, entries_scale=20, idle_seconds=1.0,
               flood_lines=100_000, fair_seconds=2.0, catch_up=3_000, bees_live=20,
               live_seconds=3.0, client_history=1_000, client_calls=20, client_processes=3,
-              client_entries=300, writer_lines=100)
+              client_entries=300, writer_lines=100, transcript_mb=0.5, hook_events=10)
 
 
 def effective() -> Effective:
@@ -424,8 +427,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             live["cpu_percent"] <= 60)
         row("6 live: daemon peak RSS (MB)", live["peak_rss_mb"], "<= 200",
             live["peak_rss_mb"] <= 200)
-    if "client" in results:
-        rows += client_rows(results["client"])
+    rows += [row for item, item_rows in (("client", client_rows), ("imports", import_rows))
+             if item in results for row in item_rows(results[item])]
     return rows
 
 
@@ -446,6 +449,8 @@ ITEMS: dict[str, Item] = {
     "client": lambda root, sizes, runs: client_cost(
         root, sizes.client_history, sizes.segment, sizes.client_processes,
         calls=sizes.client_calls, entries=sizes.client_entries, each=sizes.writer_lines),
+    "imports": lambda root, sizes, runs: import_cost(root, sizes.transcript_mb,
+                                                     sizes.hook_events, runs),
 }
 
 

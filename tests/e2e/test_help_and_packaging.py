@@ -26,7 +26,8 @@ from tests.e2e.daemon_harness import HORIZON, clean_env
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = ROOT / "daemon" / "horizon" / "examples"
 COMMANDS = ["run", "demo", "render", "show", "search", "mcp", "rebuild", "status", "phare",
-            "config", "check", "init", "adopt", "example", "serve", "top", "append"]
+            "config", "check", "init", "adopt", "example", "serve", "top", "append", "import",
+            "hook"]
 INSTALLED = str(Path(HORIZON).resolve())
 
 

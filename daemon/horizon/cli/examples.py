@@ -4,8 +4,11 @@ the installed package, with the installed command's path filled in."""
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import pydoc
 import re
+import shlex
 import shutil
 import sys
 from importlib.resources import files
@@ -83,8 +86,29 @@ def filled(kind: str, command: Path) -> str:
     return text
 
 
+# Claude Code's hook events horizon takes, with the matcher each is wired under.
+CLAUDE_CODE_EVENTS = (("SessionStart", "startup|resume|clear|compact"),
+                      ("UserPromptSubmit", None), ("PostToolUse", "*"),
+                      ("PostToolUseFailure", "*"), ("Stop", None), ("PreCompact", None))
+HOOK_TIMEOUT_S = 30
+
+
+def claude_code_hooks(command: Path, hive: str, bee: str) -> str:
+    """The `hooks` block of a project's .claude/settings.json that feeds `bee`."""
+    line = " ".join(shlex.quote(word) for word in (
+        str(command), "hook", "claude-code", "--hive", hive, "--bee", bee))
+    hooks: dict[str, list[dict[str, object]]] = {}
+    for event, matcher in CLAUDE_CODE_EVENTS:
+        group: dict[str, object] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [{"type": "command", "command": line, "timeout": HOOK_TIMEOUT_S}]
+        hooks[event] = [group]
+    return json.dumps({"hooks": hooks}, indent=2) + "\n"
+
+
 def command(args: argparse.Namespace) -> int:
     path = installed_command()
+    if args.kind == "claude-code":
+        return _claude_code(args, path)
     if args.kind == "reference" and sys.stdout.isatty():
         pydoc.pager(shipped("reference"))  # $PAGER, else less, else more
         return EXIT_OK
@@ -94,4 +118,16 @@ def command(args: argparse.Namespace) -> int:
         print(f"horizon: warning: {path} is under a folder the unit's ProtectHome=true hides; "
               "install horizon elsewhere (e.g. /opt/horizon) or relax ProtectHome=",
               file=sys.stderr)
+    return EXIT_OK
+
+
+def _claude_code(args: argparse.Namespace, path: Path) -> int:
+    from horizon.cli.importing import bee_of_folder, global_config
+
+    hive = args.hive
+    if hive is None:
+        hives = global_config(args).hives
+        hive = hives[0] if len(hives) == 1 else "/srv/hive"
+    bee = args.bee or bee_of_folder(os.getcwd())
+    sys.stdout.write(claude_code_hooks(path, str(Path(hive).absolute()), bee))
     return EXIT_OK

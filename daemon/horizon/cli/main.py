@@ -37,6 +37,8 @@ _COMMANDS = {
     "demo": ("horizon.cli.operate", "demo"),
     "example": ("horizon.cli.examples", "command"),
     "append": ("horizon.cli.append", "command"),
+    "import": ("horizon.cli.importing", "command"),
+    "hook": ("horizon.cli.hook", "command"),
 }
 
 

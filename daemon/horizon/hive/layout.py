@@ -78,6 +78,12 @@ def manifest_name(bee: str) -> str:
     return f"{bee}-segments.jsonl"
 
 
+def import_record_name(bee: str) -> str:
+    """The record of what `horizon import` and `horizon hook` took from which transcript:
+    the runtime's, beside its journal (the daemon never reads it)."""
+    return f"{bee}-imports.json"
+
+
 def manifest_bee(name: str) -> str | None:
     """The bee a manifest file name belongs to (checked with `is_bee_name`), or None."""
     suffix = "-segments.jsonl"

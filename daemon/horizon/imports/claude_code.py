@@ -269,6 +269,7 @@ class _Conversion:
     calls: dict[str, _Call] = field(default_factory=dict)
     text: _TextRun | None = None
     after_boundary: bool = False
+    settled_through: int = 0
 
     def run(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
         for number, line in lines:
@@ -276,6 +277,8 @@ class _Conversion:
             body = raw.strip()
             if body:
                 yield from self.line(number, body, complete=raw.endswith(b"\n"))
+            if not self.calls and self.text is None and not self.after_boundary:
+                self.settled_through = number
         yield from self.flushed(settled=False)
         for call in self.calls.values():
             yield Unfinished(call.line_number, call.uuid, call.tool, call.question)
@@ -387,11 +390,21 @@ class _Conversion:
 
 
 class ClaudeCodeReader:
-    """Claude Code's transcripts, as a `TranscriptReader`."""
+    """Claude Code's transcripts, as a `TranscriptReader`: one reading per instance."""
+
+    name = "claude-code"
+
+    def __init__(self) -> None:
+        self._conversion = _Conversion()
 
     def entries(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
         """The results of the numbered lines, in order (see the module's notes)."""
-        return _Conversion().run(lines)
+        return self._conversion.run(lines)
+
+    @property
+    def settled_through(self) -> int:
+        """The last line read after which no call, text or compaction was left open."""
+        return self._conversion.settled_through
 
 
 def entries(lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:

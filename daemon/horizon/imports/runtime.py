@@ -78,9 +78,22 @@ Result = Converted | Problem | Unfinished
 
 
 class TranscriptReader(Protocol):
-    """A runtime's transcript read into journal entries."""
+    """A runtime's transcript read into journal entries; an instance reads one transcript
+    once (it keeps what is still open between lines)."""
+
+    @property
+    def name(self) -> str:
+        """The runtime's name on the command line (`horizon import NAME`)."""
+        ...
 
     def entries(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
         """The results of the numbered lines, in order; each line as read from the file,
         its newline included (a line without one can only be the last)."""
+        ...
+
+    @property
+    def settled_through(self) -> int:
+        """The number of the last line read after which nothing was left open (a call
+        waiting for its result, a text the next line may continue): a new reading that
+        starts on the line after it gives the results still to come, the same ones."""
         ...

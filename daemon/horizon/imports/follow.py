@@ -1,0 +1,379 @@
+"""A runtime's transcript followed into a bee's journal: the entries made since the last
+import appended through `horizon.client.append`, and how far it got recorded in the
+hive's `window/<bee>-imports.json`, so importing the same transcript again, or a longer
+version of it, appends only what is new.
+
+The record holds, per transcript (its runtime and file name), where the next reading
+starts (a line after which the reader had nothing open), the last transcript line an
+appended entry came from with its uuid, and a digest of the bytes just before the
+restart. A transcript whose bytes there differ is no longer the one imported: it is read
+again from its start, and only what follows the recorded uuid is appended (nothing when
+the uuid is gone). Imports of one bee take the record's lock in turn, so hooks fired at
+once append each entry once.
+
+Only a transcript's new bytes are read, one line at a time: memory is bounded by the
+longest line (at most `MAX_TRANSCRIPT_LINE`), never by the transcript.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import msgspec
+
+from horizon.client import ClientError, InvalidBee, InvalidEntry, JournalRefused, append
+from horizon.core.errors import JournalError
+from horizon.hive.durable import StoreError, replace_in
+from horizon.hive.layout import WINDOW, import_record_name, is_bee_name
+from horizon.imports.runtime import (
+    Converted,
+    JournalEntry,
+    Problem,
+    TranscriptReader,
+    Unfinished,
+    journal_record,
+)
+
+RECORD_FORMAT = 1
+RECORD_MODE = 0o660  # the runtime's user and the operator, both in the hive group, import
+MAX_TRANSCRIPTS = 1000  # per bee: the oldest transcripts' progress leaves first
+MAX_TRANSCRIPT_LINE = 64 << 20
+MAX_RECORD_BYTES = 16 << 20
+CHECK_BYTES = 4096
+LOCK_WAIT_S = 10.0
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class ImportRefused(JournalError):
+    """The transcript, the hive or the import record cannot be used; nothing was
+    appended past what the report says."""
+
+
+class Progress(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """How far one transcript was imported."""
+
+    offset: int  # where the next reading starts, in bytes
+    line: int  # the number of the line just before it
+    imported_line: int  # the last line an appended entry was made from
+    uuid: str  # that line's uuid
+    check: str  # sha256 of the up to CHECK_BYTES bytes before `offset`
+
+
+class ImportRecord(msgspec.Struct, forbid_unknown_fields=True):
+    format: int
+    transcripts: dict[str, Progress] = msgspec.field(default_factory=dict)
+
+
+_record = msgspec.json.Decoder(ImportRecord)
+_record_encoder = msgspec.json.Encoder()
+
+
+@dataclass
+class ImportReport:
+    """What an import did: entries appended, lines skipped (with why), calls still waiting
+    for their result, entries the journal refused, entries cut to fit a journal line."""
+
+    transcript: str
+    appended: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    waiting: int = 0
+    refused: list[str] = field(default_factory=list)
+    shortened: int = 0
+    restarted: bool = False
+    lines_read: int = 0
+    bytes_read: int = 0
+
+
+def follow(hive: Path, bee: str, transcript: Path, reader: TranscriptReader, *,
+           final: bool, max_line_bytes: int, lock_wait_s: float = LOCK_WAIT_S
+           ) -> ImportReport:
+    """Append what `transcript` holds past its last import to the bee's journal.
+
+    `final` says the transcript is complete for now (an import, a turn's end): a text
+    the end of the lines cut is appended too; else it waits for the next reading.
+    """
+    if not is_bee_name(bee):
+        raise InvalidBee(f"{bee!r} is not a bee name")
+    source = _open_transcript(transcript)
+    try:
+        with _locked_record(hive, bee, lock_wait_s) as record:
+            return _import(record, hive, bee, transcript, source, reader, final=final,
+                           max_line_bytes=max_line_bytes)
+    finally:
+        source.close()
+
+
+def _open_transcript(path: Path) -> BinaryIO:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ImportRefused(f"{path}: a link; name the transcript it leads to") from None
+        raise ImportRefused(f"{path}: {error.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else \
+            "not a regular file"
+        raise ImportRefused(f"{path}: {kind}; a transcript is a regular file")
+    return os.fdopen(fd, "rb", buffering=1 << 16)
+
+
+@dataclass
+class _Record:
+    """The bee's import record, locked, as read."""
+
+    folder: int
+    name: str
+    window: str
+    document: ImportRecord
+
+    def save(self) -> None:
+        transcripts = self.document.transcripts
+        while len(transcripts) > MAX_TRANSCRIPTS:
+            del transcripts[next(iter(transcripts))]
+        try:
+            replace_in(self.folder, Path(self.window) / self.name,
+                       _record_encoder.encode(self.document), RECORD_MODE)
+        except StoreError as error:
+            raise ImportRefused(f"{error}; the entries were appended, a new import "
+                                "would append them again") from None
+
+
+@contextlib.contextmanager
+def _locked_record(hive: Path, bee: str, lock_wait_s: float) -> Iterator[_Record]:
+    window = os.path.join(hive, WINDOW)
+    try:
+        folder = os.open(window, _FOLDER)
+    except OSError as error:
+        raise ImportRefused(f"{window}: {error.strerror} (is {hive} a hive?)") from None
+    name = import_record_name(bee)
+    where = os.path.join(window, name)
+    try:
+        fd = _lock(folder, name, where, lock_wait_s)
+        try:
+            yield _Record(folder, name, window, _read_record(fd, where))
+        finally:
+            os.close(fd)  # the lock goes with it
+    finally:
+        os.close(folder)
+
+
+def _lock(folder: int, name: str, where: str, wait_s: float) -> int:
+    """The record open and locked: a save replaces the file, so a lock taken on a file
+    since replaced is taken again on the new one."""
+    deadline = time.monotonic() + wait_s
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    while True:
+        try:
+            fd = os.open(name, flags, RECORD_MODE, dir_fd=folder)
+        except OSError as error:
+            raise ImportRefused(f"{where}: {error.strerror} (the import record is a "
+                                "regular file, never a link)") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ImportRefused(f"{where}: not a regular file")
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise ImportRefused(f"{where}: another import of this bee holds it "
+                                        f"for over {wait_s:.0f} s") from None
+                time.sleep(0.01)
+        try:
+            current = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            current = None
+        if current is not None and current.st_ino == os.fstat(fd).st_ino:
+            return fd
+        os.close(fd)
+
+
+def _read_record(fd: int, where: str) -> ImportRecord:
+    size = os.fstat(fd).st_size
+    if size == 0:
+        os.fchmod(fd, RECORD_MODE)  # just made: the umask took bits the group needs
+        return ImportRecord(format=RECORD_FORMAT)
+    if size > MAX_RECORD_BYTES:
+        raise ImportRefused(f"{where}: {size} bytes, not an import record")
+    data = os.pread(fd, size, 0)
+    try:
+        record = _record.decode(data)
+    except msgspec.DecodeError as error:
+        raise ImportRefused(f"{where}: not an import record ({error}); remove it to "
+                            "import from the start (entries imported before would be "
+                            "appended again)") from None
+    if record.format != RECORD_FORMAT:
+        raise ImportRefused(f"{where}: format {record.format}, this horizon reads "
+                            f"{RECORD_FORMAT}")
+    return record
+
+
+def _digest(source: BinaryIO, offset: int) -> str:
+    start = max(0, offset - CHECK_BYTES)
+    source.seek(start)
+    return hashlib.sha256(source.read(offset - start)).hexdigest()
+
+
+@dataclass
+class _Lines:
+    """The transcript's lines from an offset, numbered, with the offset each ends at."""
+
+    source: BinaryIO
+    number: int
+    offset: int
+    final: bool
+    overlong: list[int] = field(default_factory=list)
+    ends: dict[int, int] = field(default_factory=dict)
+    complete_through: int = 0
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        self.source.seek(self.offset)
+        self.ends[self.number] = self.offset
+        self.complete_through = self.number
+        while True:
+            raw = self.source.readline(MAX_TRANSCRIPT_LINE + 1)
+            if not raw:
+                return
+            if not raw.endswith(b"\n") and len(raw) > MAX_TRANSCRIPT_LINE:
+                skipped = len(raw) + self._skip_rest()
+                self.number += 1
+                self.overlong.append(self.number)
+                self.offset += skipped
+                self.ends[self.number] = self.offset
+                self.complete_through = self.number
+                yield self.number, b"\n"
+                continue
+            if not raw.endswith(b"\n") and not self.final:
+                return  # the writer is still writing it: the next reading takes it whole
+            self.number += 1
+            self.offset += len(raw)
+            self.ends[self.number] = self.offset
+            if raw.endswith(b"\n"):
+                self.complete_through = self.number
+            yield self.number, raw
+
+    def _skip_rest(self) -> int:
+        skipped = 0
+        while True:
+            chunk = self.source.readline(1 << 20)
+            skipped += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                return skipped
+
+    def forget_before(self, number: int) -> None:
+        """Bounded memory: the ends of lines before a settled one are never asked for."""
+        for old in [n for n in self.ends if n < number]:
+            del self.ends[old]
+
+
+def _import(record: _Record, hive: Path, bee: str, path: Path, source: BinaryIO,
+            reader: TranscriptReader, *, final: bool, max_line_bytes: int) -> ImportReport:
+    key = f"{reader.name}:{path.name}"
+    transcript = str(path)
+    report = ImportReport(transcript)
+    known = record.document.transcripts.get(key)
+    skip_through: str | None = None
+    start_offset, start_line, imported_line, uuid = 0, 0, 0, ""
+    if known is not None:
+        size = os.fstat(source.fileno()).st_size
+        if known.offset <= size and _digest(source, known.offset) == known.check:
+            start_offset, start_line = known.offset, known.line
+            imported_line, uuid = known.imported_line, known.uuid
+        elif known.uuid:
+            skip_through, report.restarted = known.uuid, True
+    lines = _Lines(source, start_line, start_offset, final)
+    appended_any = False
+    try:
+        for count, result in enumerate(reader.entries(lines), 1):
+            if count % 1024 == 0:
+                lines.forget_before(min(reader.settled_through, lines.complete_through))
+            if isinstance(result, Problem):
+                report.problems.append(result)
+            elif isinstance(result, Unfinished):
+                report.waiting += 1
+            elif isinstance(result, Converted):
+                if skip_through is not None:
+                    if result.uuid == skip_through:
+                        skip_through = None
+                        imported_line, uuid = result.line_number, result.uuid
+                    continue
+                if result.line_number <= imported_line or not (result.settled or final):
+                    continue
+                if _appended(hive, bee, result.entry, max_line_bytes, report):
+                    appended_any = True
+                    imported_line, uuid = result.line_number, result.uuid
+    finally:
+        report.problems.extend(Problem(n, f"over {MAX_TRANSCRIPT_LINE >> 20} MiB; skipped")
+                               for n in lines.overlong)
+        report.problems.sort(key=lambda problem: problem.line_number)
+        report.lines_read = lines.number - start_line
+        report.bytes_read = lines.offset - start_offset
+        if skip_through is not None and known is not None:
+            raise ImportRefused(
+                f"{transcript}: does not hold the line imported last from it "
+                f"({known.uuid}); it is not a longer version of the transcript imported "
+                f"before, so nothing was appended (remove its record in "
+                f"{record.name} to import it whole)")
+        restart = min(reader.settled_through, lines.complete_through)
+        restart = max(restart, start_line)
+        offset = lines.ends.get(restart, start_offset if restart == start_line else None)
+        if offset is not None and (appended_any or known is None or restart != start_line
+                                   or report.restarted):
+            record.document.transcripts.pop(key, None)  # the newest goes last
+            record.document.transcripts[key] = Progress(
+                offset, restart, imported_line, uuid, _digest(source, offset))
+            record.save()
+    return report
+
+
+def _appended(hive: Path, bee: str, entry: JournalEntry, max_line_bytes: int,
+              report: ImportReport) -> bool:
+    record = journal_record(entry)
+    try:
+        append(hive, bee, record, max_line_bytes=max_line_bytes)
+    except JournalRefused as error:
+        raise ImportRefused(str(error)) from None
+    except InvalidEntry:
+        shortened = _shortened(record, max_line_bytes)
+        try:
+            append(hive, bee, shortened, max_line_bytes=max_line_bytes)
+        except JournalRefused as error:
+            raise ImportRefused(str(error)) from None
+        except ClientError as error:
+            report.refused.append(f"{entry.type} of {entry.ts}: {error}")
+            return False
+        report.shortened += 1
+    report.appended += 1
+    return True
+
+
+def _shortened(record: dict[str, object], max_line_bytes: int) -> dict[str, object]:
+    """The entry with its answer cut in the middle until its line fits: the head and the
+    tail are what a reader of a long output needs (the transcript keeps it whole)."""
+    answer = str(record.get("answer", ""))
+    encoded = len(_record_encoder.encode(record))
+    keep = len(answer)
+    while keep > 0:
+        keep = int(keep * max_line_bytes / (encoded + 1) * 0.9)
+        half = keep // 2
+        cut = len(answer) - 2 * half
+        record = {**record, "answer": f"{answer[:half]}\n[… {cut} characters cut to fit a "
+                                      f"journal line …]\n{answer[len(answer) - half:]}"}
+        encoded = len(_record_encoder.encode(record))
+        if encoded < max_line_bytes:
+            break
+    return record
