@@ -85,9 +85,10 @@ def _names(text: str, option: str) -> bool:
 # backend", "Non, garde MERGE"): a decision, theirs.
 _OPERATOR_CHOICE = Pattern(
     r"^\W*(?:(?:no|nope|non|actually|en\s+fait|instead|wait|hmm|ok|okay|fine|alors|plutôt|"
-    r"finalement|d'accord|yes|oui)\b[\s,.!:;-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
+    r"finalement|d'accord|yes|oui|from\s+now\s+on|always|désormais|toujours|"
+    r"à\s+partir\s+de\s+maintenant)\b[\s,.!:;—–-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
     r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
-    r"move\s+to|pick|choose|prefer|take|utilise|utilisons|garde|gardons|prends|prenons|"
+    r"move\s+to|pick|choose|prefer|take|utiliser|utilise|utilisons|garde|gardons|prends|prenons|"
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
     r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+"
     r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + ARTICLE
@@ -95,7 +96,7 @@ _OPERATOR_CHOICE = Pattern(
 # The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
 # not goreleaser.", "ULID plutôt que UUIDv4").
 _CORRECTING_WORDS = r"no|nope|non|hmm+|actually|en\s+fait|wait|finalement"
-_CORRECTION_LEAD = r"^\W*(?:(?:" + _CORRECTING_WORDS + r"|ok|okay)\b[\s,.!:;-]*)*"
+_CORRECTION_LEAD = r"^\W*(?:(?:" + _CORRECTING_WORDS + r"|ok|okay)\b[\s,.!:;—–-]*)*"
 _PLEASE = r"(?:[\s,]+(?:please|pls|stp|svp|s'il\s+te\s+pla[iî]t))?\W*$"
 _OPERATOR_CORRECTION = Pattern(
     _CORRECTION_LEAD + r"(?:(?P<chosen>[\w.+#`/-]{2,})\s*,?\s+(?:not|pas|rather\s+than|"
@@ -113,10 +114,20 @@ _CORRECTING = Pattern(r"^\W*(?:" + _CORRECTING_WORDS + r"|not|pas)\b", re.IGNORE
 
 
 def corrects(text: str) -> bool:
-    """Operator words that correct the bee's choice ("Hmm, no: nfpm, not goreleaser."):
-    a decision, even in the form of a convention ("X, not Y")."""
+    """Operator words that correct a choice ("Hmm, no: nfpm, not goreleaser.", "No, do
+    the in-place update", "From now on use bun, not pnpm"): a decision, even in the
+    form of a convention or a rule."""
     flat = flatten(text[:STATEMENT_CHARS * 2])
-    return _CORRECTING.match(flat) is not None and _is_correction(flat)
+    return any(_corrects(sentence) for sentence in sentences(flat)[:3])
+
+
+def _corrects(sentence: str) -> bool:
+    """A choice said after a no, or one said with what it sets aside."""
+    if _CORRECTING.match(sentence) is not None and _is_correction(sentence):
+        return True
+    if not _names_choice(_OPERATOR_CHOICE.match(sentence)):
+        return False
+    return _CORRECTING.match(sentence) is not None or bool(dropped_words(sentence))
 
 
 def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]]:
@@ -132,7 +143,7 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     for sentence in sentences(prose(text)):
         if sentence.endswith("?") or ticket_names(sentence):
             continue
-        correcting = _is_correction(sentence)
+        correcting = _is_correction(sentence) or _corrects(sentence)
         if not correcting and not _names_choice(_OPERATOR_CHOICE.match(sentence)):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
@@ -144,6 +155,18 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     return found
 
 
+def chosen_words(text: str) -> frozenset[str]:
+    """What the operator's words choose as an instruction ("Always use pnpm, not npm"
+    chooses pnpm), each word cut to its stem; empty when they choose nothing."""
+    chosen: set[str] = set()
+    for sentence in sentences(prose(flatten(text[:STATEMENT_CHARS * 2])))[:3]:
+        match = _OPERATOR_CHOICE.match(sentence)
+        if _names_choice(match):
+            assert match is not None
+            chosen |= set(words_in_order(match["chosen"]))
+    return frozenset(chosen)
+
+
 def _is_correction(sentence: str) -> bool:
     """The choice said against the one it undoes, or named alone after a no."""
     return (_names_choice(_OPERATOR_CORRECTION.match(sentence))
@@ -153,7 +176,7 @@ def _is_correction(sentence: str) -> bool:
 def _names_choice(match: re.Match[str] | None) -> bool:
     """Whether what an instruction chooses, and what it sets aside, are things and not
     plain words ("keep going", "non, pas ça")."""
-    return match is not None and not any(is_plain_word(word.strip("`"))
+    return match is not None and not any(is_plain_word(word.strip("`").rstrip("."))
                                          for word in match.groupdict().values() if word)
 
 
@@ -162,5 +185,14 @@ def _with_reply(said: str, about: str, reverses: bool,
     """A reversal that names nothing it stops using, read with the bee's first sentence
     after it (`undoes`), where it says what it undoes."""
     if reverses and undoes and not dropped_words(about):
-        about = f"{about} {undoes[0]}"
+        about = f"{about} {_ACKNOWLEDGED.sub('', undoes[0])}"
     return said, about, reverses
+
+
+# The bee's reply opens with assent before saying what it undoes ("Makes sense — moving
+# the cart slice into RTK"): the dash there gives no reason, what follows is the subject.
+_ACKNOWLEDGED = Pattern(
+    r"^\W*(?:(?:ok(?:ay)?|sure|right|yes|yep|agreed|understood|noted|got\s+it|will\s+do|"
+    r"fair\s+enough|makes\s+sense|good\s+(?:call|point|idea)|sounds\s+good|entendu|"
+    r"d'accord|compris|bien\s+vu|c'est\s+noté|ça\s+marche|oui)\b[\s,.!:;—–-]*)+",
+    re.IGNORECASE)

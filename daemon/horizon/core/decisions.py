@@ -40,13 +40,14 @@ _DECISION = Pattern(
     r"\b(?:actually|en\s+fait),?\s+let's\s+not\b|let's\s+not\s+(?:use|bring|go)\b|"
     r"\b(?:chose|picked|prefer(?:red)?|went\s+with|going\s+with|use)\s+\S+\s+over\s+\S+|"
     r"au\s+profit\s+d[eu']|on\s+(?:reste|restera)\s+sur\b|"
-    r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`-]+(?:\s+[\w.+#`-]+)?\s+(?:with|by)\b|"
+    r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`/-]+(?:\s+[\w.+#`/-]+)?\s+(?:with|by)\b|"
     r"(?:dropp?(?:ed|ing)|dropping)\s+" + NAMED + r"|"
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,4}?to\s+"
     + ARTICLE + NAMED + r"|"
     r"i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|keep|store|adopt|"
     r"switch\s+to|move\s+to|stick\s+with)\s+(?:" + ARTICLE + NAMED
-    + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+)|"
+    + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+|(?:[\w.'-]+\s+){1,6}?(?:from|of)\s+"
+    + NAMED + r")|"
     r"(?:chose|chosen|picked|prefer)\s+" + ARTICLE + NAMED + r"|"
     r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
     r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"
@@ -105,7 +106,7 @@ _DROPPED = Pattern(
     r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"
     r"let's\s+not\s+(?:use|bring\s+in|go\s+with)|"
     r"(?:reviens|revenir)\s+sur(?:\s+le\s+choix\s+d[eu'])?)\s+"
-    r"(?:the\s+|l[ae']\s*|les\s+)?([\w.+#-]+(?:\s+[\w.+#-]+)?)", re.IGNORECASE)
+    r"(?:the\s+|l[ae']\s*|les\s+)?([\w.+#/-]+(?:\s+[\w.+#-]+)?)", re.IGNORECASE)
 _WAS_WRONG = Pattern(
     r"([\w.+#-]+)\s+(?:was|is)\s+(?:the\s+)?(?:wrong|overkill|too\s+\w+|a\s+mistake)|"
     r"([\w.+#-]+)\s+(?:n'était|n'est)\s+pas\s+le\s+bon|([\w.+#-]+)\s+is\s+gone",
@@ -250,6 +251,10 @@ def is_plain_word(word: str) -> bool:
     return folded in _STOP or folded in _COMMON
 
 
+_INTERJECTED = Pattern(r"^\W*(?:(?:no|nope|non|actually|en\s+fait|hmm+|wait|ok|okay|"
+                       r"finalement)\b[\s,.!:;—–-]*)+", re.IGNORECASE)
+
+
 def subject_words(about: str) -> tuple[str, ...]:
     """What a decision is about: the words of its sentences, without their reasons, that
     are neither common words nor the words of deciding, each cut to its first five letters
@@ -258,6 +263,7 @@ def subject_words(about: str) -> tuple[str, ...]:
     for sentence in sentences(about):
         lead, colon, rest = sentence.partition(":")
         said = rest if colon and not _words(lead) else sentence  # "Decision:", "Change of plan:"
+        said = _INTERJECTED.sub("", said)  # "No — use MERGE": the dash gives no reason
         words |= _words(_REASON.split(said.strip(), maxsplit=1)[0])
     return tuple(sorted(words))
 
@@ -267,7 +273,8 @@ def dropped_words(about: str) -> tuple[str, ...]:
     pick", "au lieu de MQTT")."""
     dropped: set[str] = set()
     for match in _DROPPED.finditer(about):
-        dropped |= _words(match.group(1))
+        # A library's path names its words ("instead of cenkalti/backoff").
+        dropped |= _words(match.group(1).replace("/", " "))
     for match in _WAS_WRONG.finditer(about):
         dropped |= _words(next(group for group in match.groups() if group))
     return tuple(sorted(dropped))

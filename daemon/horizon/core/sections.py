@@ -41,9 +41,11 @@ def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
 
 def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
     """The decisions no newer one replaces: one on the same subject, or one that says it
-    reverses the decision just before it when it names no subject of an older one. The
-    operator's reversal that names nothing corrects the bee: it replaces the bee's newest
-    decision ("Non, prends plutôt nfpm." after the bee chose goreleaser)."""
+    reverses an earlier decision when it names no subject of an older one. Such a reversal
+    undoes the current decision it shares the most words with; sharing none, the newest
+    (the bee's, when the operator corrects: "Non, prends plutôt nfpm." after the bee
+    chose goreleaser). What only repeated an undone choice ("Fine, OVERWRITE it is.")
+    goes with it."""
     decisions = sorted(decisions, key=lambda decision: (decision.seq, decision.text))
     replaced: set[int] = set()
     for index, newer in enumerate(decisions):
@@ -52,11 +54,26 @@ def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
         matched = [at for at, decision in older
                    if same_subject((decision.words, decision.dropped),
                                    (newer.words, newer.dropped))]
-        if not matched and newer.reverses and older:
-            bees = [at for at, decision in older if not decision.by_operator]
-            matched = [bees[-1] if newer.by_operator and bees else older[-1][0]]
+        standing = [(at, decision) for at, decision in older if at not in replaced]
+        if not matched and newer.reverses and standing:
+            matched = [_reversed(newer, standing)]
+        for at in matched:
+            undone = set(decisions[at].words)
+            matched += [other for other, decision in older if other not in matched
+                        and decision.words and set(decision.words) <= undone]
         replaced.update(matched)
     return [decision for at, decision in enumerate(decisions) if at not in replaced]
+
+
+def _reversed(newer: Decision, standing: list[tuple[int, Decision]]) -> int:
+    """Which standing decision a reversal that names nothing it drops undoes."""
+    words = set(newer.words)
+    shared = max(len(words & set(decision.words)) for _, decision in standing)
+    if shared:
+        return max(at for at, decision in standing
+                   if len(words & set(decision.words)) == shared)
+    bees = [at for at, decision in standing if not decision.by_operator]
+    return bees[-1] if newer.by_operator and bees else standing[-1][0]
 
 
 def work_tree(paths: Iterable[str]) -> str | None:

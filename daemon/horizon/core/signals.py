@@ -5,6 +5,7 @@ call it ran and how it went, the tickets, decisions, task and next step it state
 from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
+from horizon.core.chatter import is_chatter
 from horizon.core.choices import choice_asked, corrects, operator_decisions
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
 from horizon.core.decisions import (
@@ -125,9 +126,11 @@ def signals_of(item: Item) -> Signals:
     # rule, not the work in flight.
     request = (item.lighthouse and item.type == CONVERSATION and is_request(question)
                and not is_method(question))
-    # An operator's request or a task gives work: the tickets it names are assigned.
+    # An operator's request or a task gives work: the tickets it names are assigned. An
+    # acknowledgement names what was done ("Applied #594, thanks"), not work to do.
     assigning = request or (item.type == TASK and not is_filler(question)) or (
-        item.lighthouse and item.type == CONVERSATION and not is_question(question))
+        item.lighthouse and item.type == CONVERSATION and not is_question(question)
+        and not is_chatter(question))
     tickets = [*ticket_states(question, assigning), *ticket_states(answer)]
     step = stated_step(answer)
     asker = None

@@ -300,6 +300,7 @@ def names_something(text: str) -> bool:
 # "you can push small commits now, no need to squash", "oublie la règle sur…").
 _WITHDRAWS = Pattern(
     r"\b(?:forget|drop|scrap|ignore|lift|withdraw|cancel|disregard|no\s+longer|not\s+any\s*more|"
+    r"replaces|supersedes|remplace|annule\s+et\s+remplace|"
     r"no\s+need\s+to|you\s+(?:can|may)\s+now|is\s+(?:lifted|withdrawn|cancelled|over|void)|"
     r"oublie[zr]?|annule[zr]?|laisse\s+tomber|plus\s+besoin|n'est\s+plus|ne\s+\w+\s+plus|"
     r"tu\s+peux\s+(?:désormais|maintenant))\b[^.!?\n]{0,80}?\b(?:rule|rules|règle|règles|"

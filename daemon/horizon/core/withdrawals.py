@@ -12,11 +12,12 @@ withdrawal, not the rule.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from horizon.core.decisions import words_in_order
-from horizon.core.statements import withdrawal_subject, withdraws_rule
+from horizon.core.choices import chosen_words
+from horizon.core.decisions import dropped_words, words_in_order
+from horizon.core.statements import WORD, fold_case, withdrawal_subject, withdraws_rule
 
 
 class Said(Protocol):
@@ -31,20 +32,24 @@ class Said(Protocol):
 
 
 def withdrawn(quotes: Sequence[Said]) -> frozenset[int]:
-    """The seqs of the standing quotes a newer standing quote withdraws."""
-    gone: set[int] = set()
+    """The seqs of the standing quotes a newer standing quote withdraws, or replaces: one
+    that sets aside what an older one chose ("From now on use bun, not pnpm" replaces
+    "Always use pnpm")."""
+    gone: set[int] = set(_replaced(quotes))
     for withdrawal in quotes:
         if withdrawal.passing or not _withdraws(withdrawal.text):
             continue
         words = _subject(withdrawal.text)
+        whole = _subject_whole(withdrawal.text)
         scores = []
         for quote in quotes:
             if quote.seq >= withdrawal.seq or quote.passing or _withdraws(quote.text):
                 continue
             said = _words(quote.text)
             at = [index for index, word in enumerate(said) if word in words]
-            if at:
-                scores.append(((len(at), -sum(at)), quote.seq))
+            if at:  # the same words before words of the same stem ("changelog", "changes")
+                scores.append(((len(whole & _whole(quote.text)), len(at), -sum(at)),
+                               quote.seq))
         best = max((score for score, _ in scores), default=None)
         matched = [seq for score, seq in scores if score == best]
         if len(matched) == 1:
@@ -62,7 +67,7 @@ _WITHDRAWING = frozenset(_stem for _stem in (
     "rule", "rules", "regle", "consi", "instr", "polic", "conve", "forge", "forgo", "oubli",
     "scrap", "ignor", "lift", "withd", "cance", "disre", "annul", "laiss", "tombe", "besoi",
     "said", "dit", "earli", "previ", "avant", "préc", "prece", "suivr", "follo", "gave",
-    "donne", "longe", "anymo", "matte", "about", "conce"))
+    "donne", "longe", "anymo", "matte", "about", "conce", "repla", "rempl", "super"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -79,5 +84,44 @@ def _subject(text: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _subject_whole(text: str) -> frozenset[str]:
+    said = withdrawal_subject(text[:1200])
+    return frozenset().union(*(_whole(part) for part in said)) if said else frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole(text: str) -> frozenset[str]:
+    """The words of a text, case folded, whole."""
+    return frozenset(word for word in (fold_case(match.group(0))
+                                       for match in WORD.finditer(text[:1200]))
+                     if len(word) >= 3) - _WHOLE_WITHDRAWING
+
+
+_WHOLE_WITHDRAWING = frozenset(["rule", "rules", "règle", "règles", "about", "sur", "the",
+                                "this", "replaces", "remplace", "forget", "oublie"])
+
+
+@functools.lru_cache(maxsize=4096)
 def _words(text: str) -> tuple[str, ...]:
     return words_in_order(text[:1200])
+
+
+def _replaced(quotes: Sequence[Said]) -> Iterator[int]:
+    for newer in quotes:
+        if newer.passing or not _chooses(newer.text):
+            continue
+        dropped = _dropped(newer.text)
+        if not dropped:
+            continue
+        yield from (quote.seq for quote in quotes if quote.seq < newer.seq
+                    and not quote.passing and _chooses(quote.text) & dropped)
+
+
+@functools.lru_cache(maxsize=4096)
+def _chooses(text: str) -> frozenset[str]:
+    return chosen_words(text[:1200])
+
+
+@functools.lru_cache(maxsize=4096)
+def _dropped(text: str) -> frozenset[str]:
+    return frozenset(dropped_words(text[:1200]))

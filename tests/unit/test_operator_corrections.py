@@ -1,0 +1,125 @@
+"""Shapes a red team found in held-out sessions, written as operators and bees write them:
+a correction that says "No, do X", a reversal that names only the new choice, an
+operator's "Fine, X it is." undone later, a rule replaced by a newer one without
+withdrawing words, an acknowledgement that names a PR, "Replacing X with Y"."""
+
+from __future__ import annotations
+
+import pytest
+
+from horizon.core.choices import chosen_words, corrects
+from horizon.core.recit import Quote
+from horizon.core.withdrawals import withdrawn
+from tests.unit.test_recit_sections import Session
+
+DECISIONS, PAROLES, WORK = "Décisions", "Paroles de l'apicultrice", "Travail en cours"
+
+
+@pytest.mark.parametrize(("bee", "correction", "new", "old"), [
+    ("Decision: we'll do a blue/green node group swap rather than rolling the group.",
+     "No, do the in-place rolling update with max_unavailable_percentage=25. We don't "
+     "have the headroom.", "in-place", "blue/green"),
+    ("For the partition writes we'll go with OVERWRITE, the daily job is idempotent.",
+     "No — use MERGE instead of OVERWRITE.", "MERGE", "go with OVERWRITE"),
+    ("Pour l'écriture des partitions, on part sur OVERWRITE : le job est idempotent.",
+     "Non — utilise MERGE au lieu de OVERWRITE, on a des corrections tardives.", "MERGE",
+     "on part sur OVERWRITE"),
+    ("I'll use Celery for the background jobs.",
+     "Nope, keep RQ. Celery is too heavy for this.", "RQ", "Celery for"),
+])
+def test_a_correction_said_as_an_instruction_replaces_the_decision(
+        bee: str, correction: str, new: str, old: str) -> None:
+    session = Session()
+    session.bee("Pick the approach.", bee)
+    corrected = session.operator(correction, "Fair enough, switching.")
+    decisions = session.section(DECISIONS)
+    assert decisions and decisions[0].startswith(f"#{corrected}") and new in decisions[0]
+    assert not any(old in line for line in decisions), decisions
+
+
+@pytest.mark.parametrize("reply", [
+    "Makes sense, moving the cart slice into RTK.",
+    "Makes sense — moving the cart slice into the existing RTK store.",
+])
+def test_a_reversal_naming_only_the_new_choice_undoes_the_decision_on_its_subject(
+        reply: str) -> None:
+    session = Session()
+    session.bee("State for the cart?", "Going with Zustand for the cart state instead of "
+                "React context.")
+    dates = session.bee("Dates?", "Decision: date-fns over dayjs for formatting delivery "
+                        "windows.")
+    reversal = session.operator("actually let's go with Redux Toolkit, the rest of the app "
+                                "already uses it", reply)
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}", f"#{dates}"], decisions
+
+
+def test_the_operators_own_choice_goes_when_the_operator_reverses_it() -> None:
+    session = Session()
+    session.bee("Addon conflicts?", 'I\'ll set resolve_conflicts_on_update = "OVERWRITE" so '
+                "the addon upgrade wins over the drifted config.")
+    session.operator("Fine, OVERWRITE it is.", "Setting it now.")
+    reversal = session.operator("Actually, switch the addon conflicts to PRESERVE — "
+                                "OVERWRITE wiped the custom env.", "Switching to PRESERVE.")
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
+
+
+def test_replacing_a_library_with_another_is_a_decision() -> None:
+    session = Session()
+    session.bee("Retries?", "I'll use exponential backoff with jitter from "
+                "cenkalti/backoff for the redelivery loop.")
+    replaced = session.bee("Any issue?", "Replacing cenkalti/backoff with a hand-rolled "
+                           "retry loop — the library's context handling hides the cause.")
+    assert [line.split()[0] for line in session.section(DECISIONS)] == [f"#{replaced}"]
+
+
+def test_a_rule_that_sets_aside_what_an_older_rule_chose_replaces_it() -> None:
+    session = Session()
+    session.operator("Always use pnpm, not npm. The lockfile is pnpm-lock.yaml now.",
+                     "Switching all commands to pnpm.")
+    newer = session.operator("We're moving the repo to bun. From now on use bun for "
+                             "installs and scripts, not pnpm.", "Understood, bun from here on.")
+    recit = session.recit()
+    standing = [quote.seq for quote in recit.paroles if quote.seq not in withdrawn(recit.paroles)]
+    assert standing == [newer]
+    assert not any("pnpm." in line and "bun" not in line for line in session.section(DECISIONS))
+
+
+@pytest.mark.parametrize(("older", "newer", "replaces"), [
+    ("Always use pnpm, not npm.", "From now on use bun, not pnpm.", True),
+    ("Use ruff for linting.", "Use ruff, not flake8, and black for formatting.", False),
+    ("Never push to main.", "Push to the feature branch, not main.", False),
+    ("Toujours utiliser pytest.", "Désormais utilise unittest, pas pytest.", True),
+])
+def test_only_a_rule_that_drops_the_older_rules_choice_replaces_it(
+        older: str, newer: str, replaces: bool) -> None:
+    quotes = [Quote(1, older), Quote(2, newer)]
+    assert (1 in withdrawn(quotes)) is replaces
+
+
+def test_a_replacing_rule_withdraws_the_rule_it_names_not_one_sharing_a_stem() -> None:
+    quotes = [Quote(1, "Quand tu changes une option, mets à jour docs/api.md."),
+              Quote(2, "Écris à la main l'entrée de CHANGELOG.md pour chaque ticket fermé."),
+              Quote(3, "Ceci remplace ma règle sur CHANGELOG.md : ne l'édite plus à la main.")]
+    assert withdrawn(quotes) == {2}
+
+
+def test_an_acknowledgement_naming_a_pr_is_no_work_in_flight() -> None:
+    session = Session()
+    session.operator("Applied #594, thanks", "Great.")
+    session.operator("Appliqué #88, merci", "Merci.")
+    assert session.section(WORK) == []
+
+
+@pytest.mark.parametrize(("words", "decides", "chooses"), [
+    ("No, do the in-place rolling update.", True, {"in-pl"}),
+    ("No — use MERGE instead of OVERWRITE.", True, {"merge"}),
+    ("From now on use bun for installs, not pnpm.", True, {"bun"}),
+    ("Use ruff for linting.", False, {"ruff"}),
+    ("No, keep going.", False, set()),
+    ("Never push to main.", False, set()),
+])
+def test_what_corrects_a_choice(words: str, decides: bool, chooses: set[str]) -> None:
+    assert corrects(words) is decides
+    assert chosen_words(words) == chooses
