@@ -123,3 +123,31 @@ def test_an_acknowledgement_naming_a_pr_is_no_work_in_flight() -> None:
 def test_what_corrects_a_choice(words: str, decides: bool, chooses: set[str]) -> None:
     assert corrects(words) is decides
     assert chosen_words(words) == chooses
+
+
+@pytest.mark.parametrize(("tool", "command", "output", "state"), [
+    ("mcp__linear__get_issue", "ENG-4111", "ENG-4111 · Upgrade EKS\nStatus: In Progress\n"
+     "- Maya Chen moved ENG-4111 from Done to In Progress", "open"),
+    ("Bash", "linear issue view ENG-4111", "ENG-4111 Upgrade EKS\n\nMaya moved ENG-4111 "
+     "from Done to In Progress\n", "open"),
+    ("Bash", "gh issue view 12", "title: flaky test\nstate: CLOSED\nnumber: 12\n#12 flaky",
+     "closed"),
+    # Not a view of one ticket: an output naming tickets touches none of them.
+    ("Bash", "git log --oneline", "abc123 ENG-4111 moved from Done to In Progress", None),
+    ("Bash", "linear issue list", "ENG-4111 In Progress\nENG-4102 Done", None),
+])
+def test_a_tracker_showing_one_ticket_reports_its_state(
+        tool: str, command: str, output: str, state: str | None) -> None:
+    session = Session()
+    if state == "closed":
+        session.bee("Take #12", "Starting on #12 now.")
+        assert "#12" in " ".join(session.section(WORK))
+    else:
+        session.bee("Ship it", "ENG-4111 is done: the control plane is on 1.29.")
+    session.call(command, output, tool=tool, ok=True)
+    work = " ".join(session.section(WORK))
+    named = "ENG-4111" if "ENG" in command else "#12"
+    if state == "open":
+        assert named in work
+    else:
+        assert named not in work

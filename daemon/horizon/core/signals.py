@@ -27,7 +27,7 @@ from horizon.core.statements import (
 from horizon.core.test_runs import failed_tests, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
-from horizon.core.trackers import tracker_states
+from horizon.core.trackers import shown_states, tracker_states
 
 CONVERSATION, TASK, TOOL = "conversation", "task", "tool"
 HEAD_CHARS = 1200  # of an answer, where the bee's words and a file tool's error are
@@ -168,8 +168,9 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     command = flatten(question)
     shell = is_shell(item.tool)
     ran = unwrapped(command) if shell else command  # `bash -lc '…'`: what it runs
-    if reads_only(item.tool, ran):
-        return Signals(paths)
+    if reads_only(item.tool, ran):  # a view of a ticket reads its state, when it worked
+        return Signals(paths, tickets=tuple(shown_states(item.tool, ran, answer))
+                       if item.ok is not False else ())
     run = test_run(ran) if shell else None
     failure = None if item.ok else failure_of(answer, shell, item.tool, ran)
     if item.ok is False and failure is None:
@@ -178,8 +179,8 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     # A command names its tickets at work; its words may close them (a commit message).
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)
                for name, state, sentence in ticket_states(question)]
-    if failure is None:  # a tracker's command sets its tickets' state
-        tickets += tracker_states(ran)
+    if failure is None:  # a tracker's command sets its tickets' state, or shows one's
+        tickets += tracker_states(ran) + shown_states(item.tool, ran, answer)
     key = command_key(item.tool, question, paths)
     shown = command if shell else f"{flatten(item.tool or '')} {paths[0] if paths else command}"
     if failure is not None and item.files is None:  # where it broke: the file to fix next

@@ -3,14 +3,19 @@ X --status in_progress` opens X, `bd close X` or `gh issue close 12` closes it, 
 reopen 12` or a status moved back to "in progress" opens it again.
 
 The runtime ran the command: the tracker's state is what the command set, read from its
-words, never from its output (which names tickets it did not touch).
+words. A command that shows one ticket (`linear issue view ENG-4111`, an MCP tool such as
+`mcp__linear__get_issue`) reports its state: its output's status line or its last move
+("moved ENG-4111 from Done to In Progress") is that ticket's state; the other tickets an
+output names are not touched.
 """
 
 from __future__ import annotations
 
+import re
+
 from horizon.core.commands import program_words, simple_commands
 from horizon.core.patterns import Pattern
-from horizon.core.tickets import CLOSES, OPENS
+from horizon.core.tickets import CLOSES, OPENS, ticket_names, ticket_states
 
 _TRACKERS = frozenset(["bd", "beads", "gh", "glab", "linear", "jira", "tea", "hub"])
 _CLOSING_VERBS = frozenset(["close", "done", "resolve", "finish", "complete", "merge"])
@@ -38,11 +43,14 @@ def tracker_states(command: str) -> list[tuple[str, int, str]]:
         if state is None:
             continue
         for word in _ticket_words(words):
-            name = f"#{word.lstrip('#')}" if word.lstrip("#").isdigit() else word
-            if _PROJECT_KEY.match(name):  # `eng-4111` is the tracker's ENG-4111
-                name = name.upper()
-            states.append((name, state, " ".join(words)[:200]))
+            states.append((_ticket_name(word), state, " ".join(words)[:200]))
     return states
+
+
+def _ticket_name(word: str) -> str:
+    """A tracker's ticket as the récit names it: `12` is #12, `eng-4111` is ENG-4111."""
+    name = f"#{word.lstrip('#')}" if word.lstrip("#").isdigit() else word
+    return name.upper() if _PROJECT_KEY.match(name) else name
 
 
 def _state_of(words: list[str]) -> int | None:
@@ -79,3 +87,48 @@ def _ticket_words(words: list[str]) -> list[str]:
         if _TICKET_ID.match(word) and any(char.isdigit() for char in word):
             found.append(word)
     return found[:8]
+
+
+_SHOWING_VERBS = frozenset(["view", "show", "get", "info", "describe", "read"])
+_TRACKER_TOOL = Pattern(r"^mcp__[\w-]*(?:linear|jira|github|gitlab|beads|tracker|issues?)"
+                        r"[\w-]*__\w*(?:get|view|show|read|fetch)\w*$", re.IGNORECASE)
+_STATUS_LINE = Pattern(r"^\W*(?:status|state|statut|état)\s*[:=]\s*\W*(?P<state>[\w' -]+?)"
+                       r"\W*$", re.IGNORECASE | re.MULTILINE)
+
+
+def shown_states(tool: str | None, command: str, output: str) -> list[tuple[str, int, str]]:
+    """The state a command or tool that shows one ticket reports for it: its output's
+    status line, else the last move its history lists."""
+    if not _shows_a_ticket(tool, command):
+        return []
+    given = ticket_names(command) + [
+        _ticket_name(word) for simple in simple_commands(command)
+        for word in _ticket_words(program_words(simple))]
+    named = [name for name in dict.fromkeys(given) if name in ticket_names(output)]
+    if len(named) != 1:
+        return []
+    name = named[0]
+    for found in reversed(list(_STATUS_LINE.finditer(output))):
+        state = found["state"].strip().lower().replace("-", "_").replace(" ", "_")
+        if state in _OPEN_KEYS:
+            return [(name, OPENS, found.group(0).strip()[:200])]
+        if state in _CLOSED_KEYS:
+            return [(name, CLOSES, found.group(0).strip()[:200])]
+    moves = [state for state in ticket_states(output) if state[0] == name and state[1] in
+             (OPENS, CLOSES)]
+    return moves[-1:]
+
+
+def _shows_a_ticket(tool: str | None, command: str) -> bool:
+    if tool and _TRACKER_TOOL.match(tool):
+        return True
+    for simple in simple_commands(command):
+        words = program_words(simple)
+        if (len(words) >= 2 and words[0].rsplit("/", 1)[-1] in _TRACKERS
+                and any(word.lower() in _SHOWING_VERBS for word in words[1:3])):
+            return True
+    return False
+
+
+_OPEN_KEYS = frozenset(state.replace("-", "_").replace(" ", "_") for state in _OPEN_STATES)
+_CLOSED_KEYS = frozenset(state.replace("-", "_").replace(" ", "_") for state in _CLOSED_STATES)
