@@ -151,3 +151,15 @@ def test_a_tracker_showing_one_ticket_reports_its_state(
         assert named in work
     else:
         assert named not in work
+
+
+@pytest.mark.parametrize(("words", "work"), [
+    ("Use Tailwind classes for styling, no CSS modules.", False),
+    ("No — use MERGE instead of OVERWRITE.", False),
+    ("Use the staging cluster for ENG-4146, not prod.", True),  # a ticket: work to do
+    ("Fix the login bug in auth.py.", True),
+])
+def test_a_convention_is_no_work_in_flight(words: str, work: bool) -> None:
+    session = Session()
+    said = session.operator(words, "OK.")
+    assert any(line.startswith(f"#{said}") for line in session.section(WORK)) is work

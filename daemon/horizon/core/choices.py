@@ -155,6 +155,16 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     return found
 
 
+def is_convention(text: str) -> bool:
+    """A choice said with what it sets aside, naming no ticket ("Use Tailwind classes
+    for styling, no CSS modules", "use MERGE instead of OVERWRITE"): how to work from now
+    on, a decision, not work to do now."""
+    flat = flatten(text[:STATEMENT_CHARS * 2])
+    return (not ticket_names(flat) and any(
+        _names_choice(_OPERATOR_CHOICE.match(sentence)) and dropped_words(sentence)
+        for sentence in sentences(prose(flat))[:3]))
+
+
 def chosen_words(text: str) -> frozenset[str]:
     """What the operator's words choose as an instruction ("Always use pnpm, not npm"
     chooses pnpm), each word cut to its stem; empty when they choose nothing."""

@@ -100,7 +100,7 @@ _REVERSAL = Pattern(
     r"finalement,?\s+non|(?:je\s+)?reviens\s+sur\s+(?:ce|mon|notre)\s+choix|"
     r"changement\s+de\s+plan)", re.IGNORECASE)
 _DROPPED = Pattern(
-    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|undo(?:ing|ne)?|défais|"
+    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|(?<=, )no|undo(?:ing|ne)?|défais|"
     r"drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
     r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"

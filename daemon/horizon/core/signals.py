@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from horizon.core.blocks import Item, Signals
 from horizon.core.chatter import is_chatter
-from horizon.core.choices import choice_asked, corrects, operator_decisions
+from horizon.core.choices import choice_asked, corrects, is_convention, operator_decisions
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
 from horizon.core.decisions import (
     DECISIONS_PER_TEXT,
@@ -125,7 +125,7 @@ def signals_of(item: Item) -> Signals:
     # A standing instruction ("Write the regression test first, then fix the code") is a
     # rule, not the work in flight.
     request = (item.lighthouse and item.type == CONVERSATION and is_request(question)
-               and not is_method(question))
+               and not is_method(question) and not is_convention(question))
     # An operator's request or a task gives work: the tickets it names are assigned. An
     # acknowledgement names what was done ("Applied #594, thanks"), not work to do.
     assigning = request or (item.type == TASK and not is_filler(question)) or (
