@@ -143,8 +143,9 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     for sentence in sentences(prose(text)):
         if sentence.endswith("?") or ticket_names(sentence):
             continue
-        correcting = _is_correction(sentence) or _corrects(sentence)
-        if not correcting and not _names_choice(_OPERATOR_CHOICE.match(sentence)):
+        correcting = _is_correction(sentence)
+        if not (correcting or _corrects(sentence)
+                or _names_choice(_OPERATOR_CHOICE.match(sentence))):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
         if said not in known:

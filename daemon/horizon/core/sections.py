@@ -41,7 +41,7 @@ def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
 
 def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
     """The decisions no newer one replaces: one on the same subject, or one that says it
-    reverses an earlier decision when it names no subject of an older one. Such a reversal
+    reverses an earlier decision when it names nothing it drops. Such a reversal
     undoes the current decision it shares the most words with; sharing none, the newest
     (the bee's, when the operator corrects: "Non, prends plutôt nfpm." after the bee
     chose goreleaser). What only repeated an undone choice ("Fine, OVERWRITE it is.")
@@ -55,7 +55,8 @@ def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
                    if same_subject((decision.words, decision.dropped),
                                    (newer.words, newer.dropped))]
         standing = [(at, decision) for at, decision in older if at not in replaced]
-        if not matched and newer.reverses and standing:
+        # One that names what it drops undoes that or nothing ("use bun, not pnpm").
+        if not matched and newer.reverses and not newer.dropped and standing:
             matched = [_reversed(newer, standing)]
         for at in matched:
             undone = set(decisions[at].words)

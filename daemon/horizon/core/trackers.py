@@ -15,7 +15,7 @@ import re
 
 from horizon.core.commands import program_words, simple_commands
 from horizon.core.patterns import Pattern
-from horizon.core.tickets import CLOSES, OPENS, ticket_names, ticket_states
+from horizon.core.tickets import CLOSES, OPENS, ticket_names
 
 _TRACKERS = frozenset(["bd", "beads", "gh", "glab", "linear", "jira", "tea", "hub"])
 _CLOSING_VERBS = frozenset(["close", "done", "resolve", "finish", "complete", "merge"])
@@ -94,11 +94,15 @@ _TRACKER_TOOL = Pattern(r"^mcp__[\w-]*(?:linear|jira|github|gitlab|beads|tracker
                         r"[\w-]*__\w*(?:get|view|show|read|fetch)\w*$", re.IGNORECASE)
 _STATUS_LINE = Pattern(r"^\W*(?:status|state|statut|état)\s*[:=]\s*\W*(?P<state>[\w' -]+?)"
                        r"\W*$", re.IGNORECASE | re.MULTILINE)
+_MOVE = Pattern(r"\b(?:moved|transitioned|changed|passé)\b[^\n]{0,60}?\b(?:from|de)\s+[\w' -]+?"
+                r"\s+(?:to|à|vers)\s+(?P<state>[\w' -]+?)\s*(?:$|[.,;)])",
+                re.IGNORECASE | re.MULTILINE)
 
 
 def shown_states(tool: str | None, command: str, output: str) -> list[tuple[str, int, str]]:
     """The state a command or tool that shows one ticket reports for it: its output's
-    status line, else the last move its history lists."""
+    last status line, else the last move its history lists. Only work under way opens it
+    (`In Progress`, not `open` or `todo`: a ticket looked at is not taken)."""
     if not _shows_a_ticket(tool, command):
         return []
     given = ticket_names(command) + [
@@ -107,16 +111,14 @@ def shown_states(tool: str | None, command: str, output: str) -> list[tuple[str,
     named = [name for name in dict.fromkeys(given) if name in ticket_names(output)]
     if len(named) != 1:
         return []
-    name = named[0]
-    for found in reversed(list(_STATUS_LINE.finditer(output))):
+    said = [*_STATUS_LINE.finditer(output), *_MOVE.finditer(output)]
+    for found in sorted(said, key=lambda match: match.start(), reverse=True):
         state = found["state"].strip().lower().replace("-", "_").replace(" ", "_")
-        if state in _OPEN_KEYS:
-            return [(name, OPENS, found.group(0).strip()[:200])]
+        if state in _UNDER_WAY:
+            return [(named[0], OPENS, found.group(0).strip()[:200])]
         if state in _CLOSED_KEYS:
-            return [(name, CLOSES, found.group(0).strip()[:200])]
-    moves = [state for state in ticket_states(output) if state[0] == name and state[1] in
-             (OPENS, CLOSES)]
-    return moves[-1:]
+            return [(named[0], CLOSES, found.group(0).strip()[:200])]
+    return []
 
 
 def _shows_a_ticket(tool: str | None, command: str) -> bool:
@@ -130,5 +132,6 @@ def _shows_a_ticket(tool: str | None, command: str) -> bool:
     return False
 
 
-_OPEN_KEYS = frozenset(state.replace("-", "_").replace(" ", "_") for state in _OPEN_STATES)
+_UNDER_WAY = frozenset(["in_progress", "inprogress", "started", "doing", "reopened", "wip",
+                        "in_review", "review", "en_cours"])
 _CLOSED_KEYS = frozenset(state.replace("-", "_").replace(" ", "_") for state in _CLOSED_STATES)
