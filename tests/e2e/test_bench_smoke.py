@@ -24,6 +24,8 @@ EXPECTED = {
     "client: view() p99, 100 lines behind (ms)",
     "client: render --fresh p50 over python -c pass (ms)",
     "client: append vs raw open-append-close", "client: 8 writers, lines whole and counted",
+    "import: a Claude Code transcript in a new process (MB/s)", "import: peak RSS (MB)",
+    "hook: one event in a new process, p99 (ms)",
 }
 
 
