@@ -7,7 +7,6 @@ import contextlib
 import errno
 import functools
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -96,7 +95,7 @@ def replace_in(folder: int, path: Path, data: bytes, mode: int = FILE_MODE,
     """`write_atomic` of `path` in the folder open at `folder` (its descriptor)."""
     temp = None
     try:
-        temp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+        temp = f".{path.name}.{os.urandom(6).hex()}.tmp"  # not `secrets`: a hook starts faster
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      mode, dir_fd=folder)
         try:

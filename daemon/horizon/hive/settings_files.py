@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +68,8 @@ def _read_bytes(path: Path, *, hive: Path | None) -> bytes:
 
 
 def _read_toml(path: Path, hive: Path) -> dict[str, Any]:  # tomllib's own type
+    import tomllib  # here: commands that read only config.json start without it
+
     raw = _read_bytes(path, hive=hive)
     try:
         return tomllib.loads(raw.decode("utf-8"))

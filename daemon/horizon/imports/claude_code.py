@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from horizon.core.entries import parse_ts
+from horizon.core.patterns import Pattern
 from horizon.imports.runtime import (
     OPERATOR,
     Converted,
@@ -84,13 +85,13 @@ FILE_TOOLS = frozenset(["Read", "Edit", "Write", "MultiEdit", "NotebookEdit"])
 SEARCH_TOOLS = frozenset(["Grep", "Glob"])
 _NAMED_INPUT = {"Bash": "command", "WebFetch": "url", "WebSearch": "query",
                 "Task": "description", "Agent": "description"}
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
-_WRAPPED = re.compile(
+_REMINDER = Pattern(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_WRAPPED = Pattern(
     r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr"
     r"|local-command-caveat|bash-input|bash-stdout|bash-stderr)>.*?</\1>", re.DOTALL)
-_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
+_COMMAND_NAME = Pattern(r"<command-name>(.*?)</command-name>", re.DOTALL)
+_COMMAND_ARGS = Pattern(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_INTERRUPTED = Pattern(r"\[Request interrupted by user[^\]\n]*\]")
 
 
 # -- the transcript's lines, as msgspec reads them --------------------------------------------
