@@ -161,13 +161,13 @@ class Daemon:
 
     def __init__(self, config: Path, log_dir: Path, env: dict[str, str] | None = None,
                  cwd: Path | None = None, output: Path | None = None,
-                 as_user: Sequence[str] = ()) -> None:
+                 as_user: Sequence[str] = (), command: Sequence[str] = (HORIZON,)) -> None:
         self.config = config
         self.log_file = log_dir / "horizon.jsonl"
         self.output = output or config.parent / f"daemon-{time.monotonic_ns()}.out"
         with self.output.open("r+b" if self.output.exists() else "wb") as out:
             self.process = subprocess.Popen(
-                [*as_user, HORIZON, "run", "--config", str(config)], stdin=subprocess.DEVNULL,
+                [*as_user, *command, "run", "--config", str(config)], stdin=subprocess.DEVNULL,
                 stdout=out, stderr=subprocess.STDOUT, env=env or clean_env(), cwd=cwd,
             )
         self.pid = self.process.pid

@@ -4,22 +4,26 @@ with mode 0644, as the README's old snippet made it under umask 022."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
 import pytest
+from packaging.requirements import Requirement
 
 from tests.e2e.daemon_harness import (
     BEE,
     Daemon,
     append,
+    clean_env,
     entry,
     free_port,
     horizon,
@@ -39,12 +43,68 @@ USER = "nobody"
 @pytest.fixture
 def root() -> Iterator[Path]:
     """A folder the unprivileged user can traverse (pytest's own are 0700)."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.fail("this test runs the daemon as another user: it needs root and setpriv")
+    if os.geteuid() != 0:
+        pytest.skip("the daemon runs as another user here: only root can switch to it")
+    if shutil.which("setpriv") is None:
+        pytest.fail("this test runs the daemon as another user: it needs setpriv")
     folder = Path(tempfile.mkdtemp(prefix="horizon-eperm-", dir="/tmp"))
     folder.chmod(0o755)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def runs_as_user(command: Sequence[str], env: dict[str, str] | None = None) -> bool:
+    user = pwd.getpwnam(USER)
+    probe = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                            "--clear-groups", *command, "--version"], capture_output=True,
+                           timeout=60, check=False, env=env)
+    return probe.returncode == 0
+
+
+def _runtime_distributions() -> list[importlib.metadata.Distribution]:
+    """horizon's distribution and those it needs to run here (no extra), transitively."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    todo = [Requirement("horizon")]
+    while todo:
+        requirement = todo.pop()
+        name = requirement.name.lower().replace("_", "-")
+        if name in found or (requirement.marker is not None
+                             and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        found[name] = importlib.metadata.distribution(name)
+        todo += [Requirement(text) for text in found[name].requires or ()]
+    return list(found.values())
+
+
+def daemon_command(root: Path) -> tuple[list[str], dict[str, str] | None]:
+    """The daemon's command for the unprivileged user: the installed one when that user
+    can run it; else the same Python running a copy of horizon and of what it needs to
+    run, in `root` (a clone in a 0700 folder, such as one made by mktemp -d or under
+    /root, hides the installed one from other users)."""
+    installed = shutil.which("horizon") or str(Path(sys.executable).parent / "horizon")
+    if runs_as_user([installed]):
+        return [installed], None
+    runtime = root / "runtime"
+    for distribution in _runtime_distributions():
+        base = Path(str(distribution.locate_file("")))
+        for file in distribution.files or ():
+            source = base / file
+            if not source.is_file() or ".." in file.parts:
+                continue  # the editable install's finder, scripts out of site-packages
+            target = runtime / file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    import horizon  # the package itself, wherever the install reads it from
+
+    shutil.copytree(Path(horizon.__file__).parent, runtime / "horizon", dirs_exist_ok=True)
+    for folder, _, _ in os.walk(runtime):
+        os.chmod(folder, 0o755)
+    python = os.path.realpath(sys.executable)
+    command, env = [python, "-m", "horizon"], clean_env(PYTHONPATH=str(runtime))
+    if not runs_as_user(command, env):
+        pytest.skip(f"{USER} can run neither the installed horizon nor {python}: a folder "
+                    "on the interpreter's path is closed to other users")
+    return command, env
 
 
 def owned_by_user(path: Path) -> None:
@@ -69,8 +129,10 @@ def test_a_journal_the_daemon_may_not_link_degrades_it_and_records_nothing(
     assert journal.stat().st_uid == 0
 
     user = pwd.getpwnam(USER)
-    daemon = Daemon(config, root / "logs", as_user=[
-        "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"])
+    command, env = daemon_command(root)
+    daemon = Daemon(config, root / "logs", env=env, as_user=[
+        "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"],
+        command=command)
     try:
         daemon.started()
         wait_for_up_to(hive, 4)

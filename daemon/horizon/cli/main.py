@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError, closed_stdout_is_fine, drop_stdout
 from horizon.cli.parser import build_parser
 from horizon.cli.safe_text import printable
 from horizon.core.errors import HorizonError
@@ -88,14 +88,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = None
     args.wall_now = time.time()
     try:
-        return _handler(args.command)(args)
+        code = _handler(args.command)(args)
     except HorizonError as error:  # every family, said in one line: the one exit they map to
         print(printable(f"horizon: {error}"), file=sys.stderr)
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # `| head`: what the reader took was what it wanted
+        drop_stdout()
         return EXIT_OK
+    with closed_stdout_is_fine():  # what is still buffered, flushed while we can say so
+        pass
+    return code
 
 
 if __name__ == "__main__":

@@ -17,7 +17,13 @@ import msgspec
 from msgspec import UNSET
 
 from horizon.cli.common import load_config_for_view
-from horizon.cli.exits import EXIT_DEGRADED, EXIT_OK, EXIT_PROBLEM, UserError
+from horizon.cli.exits import (
+    EXIT_DEGRADED,
+    EXIT_OK,
+    EXIT_PROBLEM,
+    UserError,
+    closed_stdout_is_fine,
+)
 from horizon.cli.safe_text import json_text, printable
 from horizon.cli.status_text import print_reports
 from horizon.core.errors import JournalError, SettingsError
@@ -294,10 +300,11 @@ def run(args: argparse.Namespace, config: GlobalConfig, source: str,
                         f"them under \"hives\" in config.json ({where})")
     now = time.time()
     reports = [hive_report(Path(hive), config, source, now, broken_config) for hive in hives]
-    if args.json:
-        print(json_text(msgspec.to_builtins(StatusReport(reports))))
-    else:
-        print_reports(reports)
+    with closed_stdout_is_fine():  # `status | head -1` still exits with the hives' code
+        if args.json:
+            print(json_text(msgspec.to_builtins(StatusReport(reports))))
+        else:
+            print_reports(reports)
     for report in reports:  # what pages an operator, said where scripts look for it
         if report.exit == EXIT_PROBLEM:
             problem = known(report.error, "no daemon serves it")

@@ -3,10 +3,10 @@ is too narrow for the table with every cell whole."""
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from horizon.cli.console import ReaderConsole
 from horizon.cli.safe_text import printable
 from horizon.core.reports import BeeReport, HiveReport, known
 from horizon.core.text import counted
@@ -20,7 +20,7 @@ def print_reports(reports: list[HiveReport]) -> None:
     # Paths, settings errors and notes quote the hive's files: no markup is read in them
     # (a '[/]' raised MarkupError, a traceback) and their control characters are escaped.
     # The width is the terminal's, or COLUMNS, or 80 when piped, as `top`'s.
-    console = Console(highlight=False, markup=False, emoji=False)
+    console = ReaderConsole(highlight=False, markup=False, emoji=False)
 
     def say(text: str) -> None:
         # These lines quote paths, which a fold would break where grep looks for them.

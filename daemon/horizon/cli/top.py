@@ -15,9 +15,9 @@ import tty
 from collections.abc import Iterator
 from types import FrameType
 
-from rich.console import Console
 from rich.live import Live
 
+from horizon.cli.console import ReaderConsole
 from horizon.cli.exits import EXIT_OK
 from horizon.cli.top_data import Sampler
 from horizon.cli.top_screen import frame
@@ -45,7 +45,7 @@ def command(args: argparse.Namespace) -> int:
 def print_once(sampler: Sampler) -> int:
     """One frame on stdout, as wide as the terminal (or COLUMNS) when there is one."""
     width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else ONCE_WIDTH
-    console = Console(highlight=False, width=width)
+    console = ReaderConsole(highlight=False, width=width)
     console.print(frame(sampler.sample(), Controls(), console.width, TALL, sampler.title()),
                   crop=True)
     return EXIT_OK
@@ -82,7 +82,7 @@ def stopped_by_signals() -> Iterator[None]:
 
 
 def watch(sampler: Sampler) -> int:
-    console = Console(highlight=False)
+    console = ReaderConsole(highlight=False)
     stdin = sys.stdin.fileno()
     controls = Controls()
     with contextlib.suppress(KeyboardInterrupt, Stop), stopped_by_signals(), \
