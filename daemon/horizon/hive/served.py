@@ -2,7 +2,8 @@
 so that `status` and `top` still know them when config.json is broken.
 
 The runtime folder is `$HORIZON_RUNTIME_DIR`, else `/run/horizon` (the unit's
-`RuntimeDirectory=`), else `$XDG_RUNTIME_DIR/horizon`; readers look in the same order.
+`RuntimeDirectory=`, made by root when missing), else `$XDG_RUNTIME_DIR/horizon`; readers
+look in the same order.
 The hash names the config file, so daemons started on different configs keep apart.
 """
 
@@ -49,20 +50,24 @@ def served_name(config: Path) -> str:
 
 
 def publish(config: Path, hives: list[str]) -> Path:
-    """Written atomically in the first runtime folder that can take it (the system one
-    only when it exists: systemd makes it); where. StoreError when none can."""
+    """Written atomically in the first runtime folder that can take it; where. The system
+    one is made when missing only by root (systemd makes it for the unit; root outside
+    systemd, often without $XDG_RUNTIME_DIR, has nowhere else). StoreError when none
+    can take it."""
     document = msgspec.json.encode(Served(pid=os.getpid(), config=str(config.absolute()),
                                           hives=hives))
     errors = []
     for folder in runtime_dirs():
         try:
-            if folder != SYSTEM_RUNTIME:
+            if folder != SYSTEM_RUNTIME or os.geteuid() == 0:
                 folder.mkdir(mode=0o755, parents=True, exist_ok=True)
             path = folder / served_name(config)
             write_atomic(path, document, mode=SERVED_MODE)
             return path
-        except (OSError, StoreError) as error:
-            errors.append(f"{folder}: {error}")
+        except StoreError as error:  # it names the file already
+            errors.append(str(error))
+        except OSError as error:
+            errors.append(f"{folder}: {error.strerror or error}")
     raise StoreError("no runtime folder for served hives: " + "; ".join(errors))
 
 
