@@ -470,6 +470,30 @@ def test_check_reports_an_invalid_bee_file(tmp_path: Path, run: Run) -> None:
     assert "horizon.plancher_phare" in stderr
 
 
+def test_check_reads_a_hives_settings_before_it_has_bees(tmp_path: Path, run: Run) -> None:
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "horizon.toml").write_text('[horizon]\nbudget_net = "lots"\n', encoding="utf-8")
+    stderr = problem(run("check", hive))
+    assert str(hive / "horizon.toml") in stderr and "horizon.budget_net" in stderr
+    (hive / "horizon.toml").write_text(HORIZON_ON, encoding="utf-8")
+    checked = ok(run("check", hive)).stdout.splitlines()
+    assert f"ok: {hive / 'horizon.toml'}" in checked
+    assert "ok: 2 files checked" in checked  # config.json and horizon.toml
+
+
+def test_check_without_any_config_says_what_it_checked(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "HORIZON_CONFIG"}
+    done = subprocess.run([HORIZON, "check"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=60, check=False)
+    if Path("/etc/horizon/config.json").exists():
+        pytest.skip("this machine has a system config.json")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "ok: no config.json (--config, $HORIZON_CONFIG, /etc/horizon/config.json): the "
+        "built-in defaults", "ok: 0 files checked"]
+
+
 def test_check_reports_an_invalid_config_json(tmp_path: Path, run: Run,
                                               config_file: Path) -> None:
     config_file.write_text(json.dumps({"hivez": []}), encoding="utf-8")

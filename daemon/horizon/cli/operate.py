@@ -38,6 +38,7 @@ from horizon.hive.settings_files import (
     effective_settings,
     hive_file,
     load_global,
+    load_hive_layer,
 )
 from horizon.hive.store import load_state
 from horizon.summarize.cache import hive_cache
@@ -216,6 +217,10 @@ def check(args: argparse.Namespace) -> int:
             continue
         if hive_file(hive).exists():
             files.append(str(hive_file(hive)))
+            try:  # on its own too: a hive without bees yet has nothing else to read it
+                load_hive_layer(hive)
+            except SettingsError as error:
+                failed(error.source, str(error))
         bees, bee_problems = discover(hive)
         for problem in bee_problems:
             failed(name, f"{name}: {problem}")
@@ -227,6 +232,11 @@ def check(args: argparse.Namespace) -> int:
     for checked in dict.fromkeys(files):
         if checked not in errors:
             print(f"ok: {checked}")
+    if path is None:
+        print("ok: no config.json (--config, $HORIZON_CONFIG, /etc/horizon/config.json): "
+              "the built-in defaults")
+    if not errors:
+        print(f"ok: {len(dict.fromkeys(files))} files checked")
     for messages in errors.values():
         for message, bees in messages.items():
             print(printable(f"error: {message}{_stopping(bees)}"), file=sys.stderr)
