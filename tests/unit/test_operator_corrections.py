@@ -130,8 +130,10 @@ def test_what_corrects_a_choice(words: str, decides: bool, chooses: set[str]) ->
      "- Maya Chen moved ENG-4111 from Done to In Progress", "open"),
     ("Bash", "linear issue view ENG-4111", "ENG-4111 Upgrade EKS\n\nMaya moved ENG-4111 "
      "from Done to In Progress\n", "open"),
-    ("Bash", "gh issue view 12", "title: flaky test\nstate: CLOSED\nnumber: 12\n#12 flaky",
+    ("Bash", "gh issue view 12", "title: flaky test\n#12 moved from In Progress to Done",
      "closed"),
+    # A status line alone may be stale: a ticket looked at is not taken back.
+    ("Bash", "bd show ENG-4111", "ENG-4111: Upgrade EKS\nStatus: in_progress", None),
     # Not a view of one ticket: an output naming tickets touches none of them.
     ("Bash", "git log --oneline", "abc123 ENG-4111 moved from Done to In Progress", None),
     ("Bash", "linear issue list", "ENG-4111 In Progress\nENG-4102 Done", None),

@@ -4,9 +4,8 @@ reopen 12` or a status moved back to "in progress" opens it again.
 
 The runtime ran the command: the tracker's state is what the command set, read from its
 words. A command that shows one ticket (`linear issue view ENG-4111`, an MCP tool such as
-`mcp__linear__get_issue`) reports its state: its output's status line or its last move
-("moved ENG-4111 from Done to In Progress") is that ticket's state; the other tickets an
-output names are not touched.
+`mcp__linear__get_issue`) reports its last move ("moved ENG-4111 from Done to In
+Progress"); the other tickets an output names are not touched.
 """
 
 from __future__ import annotations
@@ -92,17 +91,16 @@ def _ticket_words(words: list[str]) -> list[str]:
 _SHOWING_VERBS = frozenset(["view", "show", "get", "info", "describe", "read"])
 _TRACKER_TOOL = Pattern(r"^mcp__[\w-]*(?:linear|jira|github|gitlab|beads|tracker|issues?)"
                         r"[\w-]*__\w*(?:get|view|show|read|fetch)\w*$", re.IGNORECASE)
-_STATUS_LINE = Pattern(r"^\W*(?:status|state|statut|état)\s*[:=]\s*\W*(?P<state>[\w' -]+?)"
-                       r"\W*$", re.IGNORECASE | re.MULTILINE)
 _MOVE = Pattern(r"\b(?:moved|transitioned|changed|passé)\b[^\n]{0,60}?\b(?:from|de)\s+[\w' -]+?"
                 r"\s+(?:to|à|vers)\s+(?P<state>[\w' -]+?)\s*(?:$|[.,;)])",
                 re.IGNORECASE | re.MULTILINE)
 
 
 def shown_states(tool: str | None, command: str, output: str) -> list[tuple[str, int, str]]:
-    """The state a command or tool that shows one ticket reports for it: its output's
-    last status line, else the last move its history lists. Only work under way opens it
-    (`In Progress`, not `open` or `todo`: a ticket looked at is not taken)."""
+    """The state a command or tool that shows one ticket reports for it: the last move
+    its history lists ("moved ENG-4111 from Done to In Progress"). A status line alone
+    says nothing: a view can be stale, and a ticket looked at is not taken. Only work
+    under way opens it (`In Progress`, not `open` or `todo`)."""
     if not _shows_a_ticket(tool, command):
         return []
     given = ticket_names(command) + [
@@ -111,8 +109,7 @@ def shown_states(tool: str | None, command: str, output: str) -> list[tuple[str,
     named = [name for name in dict.fromkeys(given) if name in ticket_names(output)]
     if len(named) != 1:
         return []
-    said = [*_STATUS_LINE.finditer(output), *_MOVE.finditer(output)]
-    for found in sorted(said, key=lambda match: match.start(), reverse=True):
+    for found in reversed(list(_MOVE.finditer(output))):
         state = found["state"].strip().lower().replace("-", "_").replace(" ", "_")
         if state in _UNDER_WAY:
             return [(named[0], OPENS, found.group(0).strip()[:200])]
