@@ -14,7 +14,7 @@ from horizon import __version__
 from horizon.core.errors import SettingsError
 from horizon.core.text import counted
 from horizon.hive import served
-from horizon.hive.lock import HiveLocked
+from horizon.hive.lock import HiveLock, HiveLocked
 from horizon.hive.settings_files import load_global
 from horizon.service import hives, logs, loop, notify
 from horizon.service.health import publish_health
@@ -67,6 +67,18 @@ class Daemon:
         if not state.config.hives:
             where = state.config_path or "a config.json (--config, $HORIZON_CONFIG)"
             return f"no hive configured: list them under \"hives\" in {where}"
+        # The locks before anything binds or logs: a second daemon on the same hives says
+        # who holds them and leaves the first's port and log alone.
+        for folder in map(Path, state.config.hives):
+            try:
+                if folder.is_dir():
+                    state.start_locks[folder] = HiveLock(folder)
+            except HiveLocked as error:
+                for lock in state.start_locks.values():
+                    lock.release()
+                return f"{error}: another horizon serves it; nothing was started"
+            except OSError:
+                pass  # a lock file that cannot be opened: reported once the log is up
         try:
             hives.configure_logs(state, state.config)
         except logs.LogDirError as error:
@@ -78,7 +90,7 @@ class Daemon:
         for hive in state.config.hives:
             try:
                 hives.start_hive(state, Path(hive))
-            except HiveLocked as error:
+            except HiveLocked as error:  # taken in between: made after the first look
                 log.error("daemon.locked", hive=hive, holder=error.pid)
                 hives.release_all(state)
                 log.info("daemon.stopped", pid=os.getpid(), exit_code=1, ran_s=0.0)

@@ -48,7 +48,10 @@ class HiveService:
 
     def __init__(self, hive: Path, config: GlobalConfig, config_source: str,
                  models: ModelWork | None = None, lock_wait_s: float = 1.0,
-                 metrics: Metrics | None = None, writer: Writer | None = None) -> None:
+                 metrics: Metrics | None = None, writer: Writer | None = None,
+                 lock: HiveLock | None = None) -> None:
+        # The lock first: a hive another daemon serves is left as it is found.
+        self.lock = lock if lock is not None else HiveLock(hive, wait_s=lock_wait_s)
         self.hive = hive
         self.models = models
         self.writer = writer  # None: each pass writes its files itself (tests, tools)
@@ -59,7 +62,6 @@ class HiveService:
         self.window = window_dir(hive)
         self.config = config
         self.config_source = config_source
-        self.lock = HiveLock(hive, wait_s=lock_wait_s)
         self.bees: dict[str, BeeRuntime] = {}
         self.live_paths: dict[str, str] = {}  # each served bee's live journal, by its path
         self.problems: list[str] = []

@@ -57,7 +57,7 @@ def start_hive(state: DaemonState, hive: Path, lock_wait_s: float = 1.0) -> None
     try:
         service = HiveService(hive, state.config, state.config_source, state.models,
                               lock_wait_s=lock_wait_s, metrics=state.metrics,
-                              writer=state.writer)
+                              writer=state.writer, lock=state.start_locks.pop(hive, None))
     except OSError as error:  # its lock file cannot be opened: refused, a link...
         _still_missing(state, hive, "hive.unusable",
                        f"{error.filename or hive}: {error.strerror or error}")
@@ -165,6 +165,9 @@ def request_reload(state: DaemonState) -> None:
 def release_all(state: DaemonState) -> None:
     for service in state.services.values():
         service.close()
+    for lock in state.start_locks.values():  # hives the start locked, never taken up
+        lock.release()
+    state.start_locks.clear()
 
 
 def reload(state: DaemonState) -> None:

@@ -16,6 +16,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from horizon.core.settings import GlobalConfig
 from horizon.hive.discovery import file_signature
+from horizon.hive.lock import HiveLock
 from horizon.hive.settings_files import config_source
 from horizon.service import polling
 from horizon.service.hive_service import HiveService
@@ -58,6 +59,9 @@ class DaemonState:
         self.config_seen = file_signature(self.config_path) if self.config_path else None
         self.served_hives: list[str] | None = None  # as last published
         self.served_file: Path | None = None
+        # The hives' locks taken at start, before anything binds or logs; each goes to
+        # its hive's service when it is taken up.
+        self.start_locks: dict[Path, HiveLock] = {}
 
     def bee_count(self) -> int:
         return sum(len(service.bees) for service in self.services.values())
