@@ -277,3 +277,29 @@ def test_a_bee_that_never_stops_writing_is_due_max_wait_s_after_its_first_write(
         assert runtime is not None and runtime.schedule.first_dirty == first
     finally:
         service.close()
+
+
+def test_a_bee_s_mended_settings_reach_the_heartbeat_before_the_next_beat(
+        tmp_path: Path) -> None:
+    """status reads a bee's settings error from the heartbeat: it says the bee is healthy
+    again as soon as the daemon took the mended file, not up to a beat later."""
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    (hive / "bees").mkdir()
+    (hive / "window" / f"{BEE}-messages.jsonl").write_text(
+        json.dumps({"ts": 1, "type": "task", "question": "q", "answer": "a"}) + "\n")
+    (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nactif = true\n")
+    service = HiveService(hive, GlobalConfig(), "config.json")
+    try:
+        service.refresh_bees()
+        service.health.heartbeat()
+        (hive / "bees" / f"{BEE}.toml").write_text("[horizon\n")
+        assert not service.settings.load(service.bees[BEE])
+        beat = read_heartbeat(hive)
+        assert beat is not None and beat.bees[BEE].error is not None
+        (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nactif = true\n")
+        assert service.settings.load(service.bees[BEE])
+        beat = read_heartbeat(hive)
+        assert beat is not None and beat.bees[BEE].error is None
+    finally:
+        service.close()

@@ -44,6 +44,8 @@ def print_reports(reports: list[HiveReport]) -> None:
         else:
             line = "no daemon serves it"
         titled(report.hive, line)
+        if report.degraded is True:
+            say(f"  degraded: {'; '.join(degraded_causes(report))}")
         if daemon and daemon.write_failed:
             say(f"  write failed: {daemon.write_failed}")
         for problem in known(report.problems, []):
@@ -124,9 +126,39 @@ def _lag(bee: BeeReport) -> str:
     return text
 
 
+def degraded_causes(report: HiveReport) -> list[str]:
+    """Why a hive is degraded, in a few words each: what to look at first."""
+    daemon = report.daemon
+    causes = []
+    if daemon and daemon.stale:
+        causes.append("stale heartbeat")
+    if daemon and daemon.write_failed:
+        causes.append("a derived write failed")
+    if report.problems:
+        causes.append(counted(len(report.problems), "refused file"))
+    if report.unrecorded:
+        causes.append(counted(len(report.unrecorded), "unrecorded segment"))
+    failing = [bee.bee for bee in report.bees if bee.write_failed is True
+               or bee.degraded is True]
+    if failing:
+        shown = ", ".join(failing[:3]) + (f" and {len(failing) - 3} more"
+                                          if len(failing) > 3 else "")
+        causes.append(f"bee{'s' if len(failing) > 1 else ''} {shown} (see notes)")
+    if any(bee.settings_error for bee in report.bees) and not failing:
+        causes.append("settings rejected")
+    return causes or ["config.json rejected"]
+
+
+def over_budget(bee: BeeReport) -> list[str]:
+    """The zones over their budget before the cut: what the hard cut took from."""
+    return [f"{name.replace('condense', 'condensé').replace('recit', 'récit')} over budget "
+            f"({zone.before}/{zone.budget}, cut to {zone.after})"
+            for name, zone in known(bee.zones, {}).items() if zone.before > zone.budget]
+
+
 def bee_notes(bee: BeeReport) -> list[str]:
     """What a bee's row says beside its numbers: what went wrong, what to look at."""
-    notes = []
+    notes = over_budget(bee)
     if bee.write_failed:
         notes.append("write failed")
     if bee.rotation_failed:

@@ -20,6 +20,7 @@ from horizon.hive.layout import bee_settings_path
 from horizon.hive.settings_files import effective_settings
 from horizon.hive.store import StateTooNew, load_state
 from horizon.service import logs
+from horizon.service.hive_health import HiveHealth
 from horizon.service.modelwork import ModelWork
 from horizon.service.runtime import BeeRuntime
 from horizon.service.writer import Writer
@@ -37,6 +38,7 @@ class ServedHive(Protocol):
     models: ModelWork | None
     writer: Writer | None
     generations: itertools.count[int]
+    health: HiveHealth
 
     def bind(self, bee: str | None = None) -> AbstractContextManager[None]: ...
 
@@ -76,9 +78,9 @@ class BeeSettings:
                               reason=error.reason, consequence=(
                                   "the last good settings serve" if runtime.engine is not None
                                   else "not served until the file is fixed"))
-            runtime.settings_error = str(error)
+            self._settings_error(runtime, str(error))
             return False
-        runtime.settings_error = None
+        self._settings_error(runtime, None)
         runtime.unavailable = {}
         self._report_unavailable(runtime, effective)
         if runtime.engine is None:
@@ -120,6 +122,14 @@ class BeeSettings:
         except (StateTooNew, StoreError, JournalError, OSError):
             return None
         return state.settings if state is not None else None
+
+    def _settings_error(self, runtime: BeeRuntime, error: str | None) -> None:
+        """A bee's settings refused or mended: status says so now, not at the next beat
+        (a bee being taken up beats when its hive is served)."""
+        changed = runtime.settings_error != error
+        runtime.settings_error = error
+        if changed and runtime.engine is not None:
+            self.service.health.heartbeat()
 
     def _report_unavailable(self, runtime: BeeRuntime, effective: Effective) -> None:
         """A summarizer the settings ask for and that cannot run: said once per cause."""

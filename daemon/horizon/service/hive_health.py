@@ -149,7 +149,9 @@ class HiveHealth:
 
     def recovered(self, runtime: BeeRuntime) -> None:
         """A pass's files are on disk: the back-off is over."""
-        if runtime.write_failed:
-            log.info("store.recovered")
+        was_failed = runtime.write_failed
         runtime.write_failed = False
         runtime.schedule.succeeded()
+        if was_failed:
+            log.info("store.recovered")
+            self.heartbeat()  # status says healthy now, not at the next beat

@@ -113,6 +113,7 @@ def report_pass(health: HiveHealth, runtime: BeeRuntime, given: Input, outcome: 
         if runtime.rotation_failed is not None:
             log.info("archive.rotation_recovered", segment=moved.segment)
             runtime.rotation_failed = None
+            health.heartbeat()  # status says healthy now, not at the next beat
         runtime.quiet_since[moved.segment] = (moved.offset, time.monotonic())
         log.info("archive.rotated", segment=moved.segment, lines=outcome.rotated_lines,
                  up_to=moved.seq)
