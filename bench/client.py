@@ -136,7 +136,8 @@ from horizon.client import append
 hive, bee, writer, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 for number in range(count):
     append(hive, bee, {"ts": 1700000000 + number, "type": "tool", "question": f"w{writer}",
-                       "answer": f"{writer}:{number}:" + "y" * (200 + 37 * writer)})
+                       "answer": f"{writer}:{number}:" + "y" * (200 + 37 * writer)},
+           create=True)
 """
 
 

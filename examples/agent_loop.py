@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import httpx
 
-from horizon.client import ClientError, append, view
+from horizon.client import BeeNotFound, ClientError, append, view
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -96,7 +96,10 @@ async def chat(client: httpx.AsyncClient, model: str, messages: list[Json],
 
 async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Client | None,
                tools: list[Json], said: str) -> str:
-    memory = view(args.hive, args.bee, config=args.config).text
+    try:
+        memory = view(args.hive, args.bee, config=args.config).text
+    except BeeNotFound:  # the bee's first turn: its journal starts with it
+        memory = ""
     messages: list[Json] = [
         {"role": "system", "content": MEMORY + memory + "\n" + args.system},
         {"role": "user", "content": said}]
@@ -126,15 +129,26 @@ async def turn(args: argparse.Namespace, client: httpx.AsyncClient, recall: Clie
             # The runtime knows how the call went: it says so (`ok`), and which files.
             append(args.hive, args.bee, {
                 "ts": time.time(), "type": "tool", "tool": name,
-                "question": str(arguments.get("command") if isinstance(arguments, dict)
-                                else None or json.dumps(arguments)),
-                "answer": output[-JOURNAL_CHARS:], "ok": ok, "files": files})
+                "question": called_on(arguments), "answer": output[-JOURNAL_CHARS:],
+                "ok": ok, "files": files}, create=True)
             messages.append({"role": "tool", "tool_call_id": call["id"],
                              "content": output[-OUTPUT_CHARS:]})
     # The operator's words, marked as theirs: the view quotes them in its own section.
     append(args.hive, args.bee, {"ts": time.time(), "type": "conversation",
-                                 "from": args.operator, "question": said, "answer": answer})
+                                 "from": args.operator, "question": said, "answer": answer},
+           create=True)
     return answer
+
+
+def called_on(arguments: object) -> str:
+    """What a tool call's journal entry asks: the command or the path, else its
+    arguments as JSON."""
+    if isinstance(arguments, dict):
+        for key in ("command", "path", "query"):
+            value = arguments.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return json.dumps(arguments, ensure_ascii=False)
 
 
 async def recall_tools(stack: contextlib.AsyncExitStack, args: argparse.Namespace
@@ -191,7 +205,15 @@ def main() -> int:
     parser.add_argument("--run-as", help="run shell commands as this user (sudo -n -u)")
     parser.add_argument("--mcp", action="store_true", help="offer horizon's recall tools")
     parser.add_argument("--horizon", default="horizon", help="the horizon command")
-    return anyio.run(main_loop, parser.parse_args())
+    args = parser.parse_args()
+    if args.mcp:
+        try:
+            import mcp  # noqa: F401  (only asked whether it is there)
+        except ImportError:
+            print("agent_loop: --mcp needs the MCP client: pip install 'horizon[mcp]'",
+                  file=sys.stderr)
+            return 2
+    return anyio.run(main_loop, args)
 
 
 if __name__ == "__main__":

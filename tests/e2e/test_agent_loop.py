@@ -128,6 +128,8 @@ def test_three_turns_land_in_the_journal_and_each_prompt_opens_with_the_view(
                      ("tool", "horizon_search", True, [], None),
                      ("conversation", None, None, None, "apicultrice")]
     assert lines[0]["question"] == FAILING and "2 failed, 7 passed" in lines[0]["answer"]
+    assert lines[2]["question"] == "notes.txt"  # what was read, not "None"
+    assert lines[4]["question"] == "run the tests"
     assert "(exit status 1)" in lines[0]["answer"]
     assert [line["question"] for line in lines[1::2]] == TURNS
     assert lines[3]["answer"] == SCRIPT[3]["content"]
@@ -135,7 +137,7 @@ def test_three_turns_land_in_the_journal_and_each_prompt_opens_with_the_view(
     first_prompt = model.requests[0]["messages"][0]["content"]
     second_prompt = model.requests[2]["messages"][0]["content"]
     assert first_prompt.startswith("Your working memory follows, kept by horizon")
-    assert f"bee={BEE} mode=horizon up_to=0 " in first_prompt
+    assert "<!-- horizon" not in first_prompt, "a bee's first turn has no view yet"
     # The second turn's prompt holds the first turn: its words, the failure, the answer.
     assert f"bee={BEE} mode=horizon up_to=2 " in second_prompt
     for text in ("Run the tests please", "2 failed, 7 passed", SCRIPT[1]["content"]):
@@ -200,3 +202,20 @@ def test_a_model_s_malformed_tool_call_is_a_failed_call_not_a_crash(tmp_path: Pa
     assert [(line["type"], line.get("ok")) for line in lines] == [
         ("tool", False), ("tool", False), ("conversation", None)]
     assert all(line["answer"] == "the arguments are not a JSON object" for line in lines[:2])
+
+
+def test_mcp_without_its_extra_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """As where the mcp extra is not installed (`make run`'s venv): an `mcp` that cannot
+    be imported."""
+    missing = tmp_path / "no-mcp"
+    missing.mkdir()
+    (missing / "mcp.py").write_text("raise ImportError(\"No module named 'mcp'\")\n")
+    hive = tmp_path / "hive"
+    (hive / "window").mkdir(parents=True)
+    done = subprocess.run(
+        [sys.executable, str(LOOP), str(hive), BEE, "--base-url", "http://127.0.0.1:9/v1",
+         "--model", MODEL, "--mcp"], input="hello\n", capture_output=True, text=True,
+        timeout=60, env=clean_env(PYTHONPATH=str(missing)), check=False)
+    assert done.returncode == 2
+    assert done.stderr == ("agent_loop: --mcp needs the MCP client: "
+                           "pip install 'horizon[mcp]'\n")

@@ -3,6 +3,7 @@ write per line, journals made 0660 whatever the umask, and nothing written when 
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -16,17 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import horizon.client.writer as client_writer
+from horizon import client
 from horizon.client import (
     InvalidBee,
     InvalidEntry,
     JournalRefused,
     LineTooLong,
     ShortWrite,
-    append,
 )
 from horizon.core.entries import Entry, Rejection, decode_line
 from tests.e2e.daemon_harness import HORIZON, clean_env
 
+# These tests start their bees, as a runtime does its first turn: `create=True`. What an
+# unknown bee does without it is tested on its own, with `client.append`.
+append = functools.partial(client.append, create=True)
 BEE = "mia"
 GOOD = {"ts": 1_790_000_000, "type": "tool", "question": "pytest -q", "answer": "2 failed",
         "tool": "Bash", "ok": False, "files": ["tests/test_wind.py"], "from": "ana"}
@@ -177,9 +181,14 @@ def test_horizon_append_writes_the_good_lines_and_names_the_bad(tmp_path: Path) 
     hive = new_hive(tmp_path)
     lines = [json.dumps(GOOD), "not json", json.dumps({**GOOD, "ts": "yesterday"}), "",
              json.dumps({**GOOD, "question": "second"})]
-    run = subprocess.run([HORIZON, "append", str(hive), BEE], input="\n".join(lines) + "\n",
-                         capture_output=True, text=True, env=clean_env(), timeout=60,
-                         check=False)
+    unknown = subprocess.run([HORIZON, "append", str(hive), BEE, "--json", json.dumps(GOOD)],
+                             capture_output=True, text=True, env=clean_env(), timeout=60,
+                             check=False)
+    assert unknown.returncode == 1 and "has no bee 'mia'" in unknown.stderr
+    assert "--create" in unknown.stderr and not journal(hive).exists()
+    run = subprocess.run([HORIZON, "append", str(hive), BEE, "--create"],
+                         input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         env=clean_env(), timeout=60, check=False)
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr.splitlines() == [
         "horizon: line 2: not JSON (Expecting value, column 1); not written",
@@ -195,6 +204,7 @@ def test_horizon_append_writes_the_good_lines_and_names_the_bad(tmp_path: Path) 
                               json.dumps(GOOD)], capture_output=True, text=True,
                              env=clean_env(), timeout=60, check=False)
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "no hive here" in refused.stderr
 
 
 def test_an_integer_ts_too_large_for_a_float_is_a_rejected_line_not_a_crash(

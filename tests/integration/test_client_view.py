@@ -5,6 +5,7 @@ from, replays when it must, writes nothing and takes no lock."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -20,13 +21,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from horizon import client
 from horizon.client import (
+    BeeNotFound,
     ClientError,
+    HiveNotFound,
     InvalidBee,
     InvalidSettings,
     UnknownBee,
     ViewUnavailable,
-    append,
     view,
 )
 from horizon.core.entries import format_instant
@@ -45,7 +48,11 @@ from tests.e2e.daemon_harness import (
 from tests.integration.test_incremental_files import BAD_LINES
 from tests.unit.strategies import histories, horizon_settings
 
+# These tests start their bees, as a runtime does its first turn: `create=True`. What an
+# unknown bee does without it is tested on its own, with `client.append`.
+append = functools.partial(client.append, create=True)
 BEE = "mia"
+GOOD_ENTRY = {"ts": 1_790_000_000, "type": "task", "question": "q", "answer": "a"}
 NOW = 1_790_000_000.0  # a fixed now, before the wall clock: no `ts` is clamped
 
 
@@ -174,18 +181,28 @@ def test_refusals_are_client_errors_naming_what(tmp_path: Path) -> None:
         view(hive, "../mia")
     with pytest.raises(InvalidBee, match="case twin of the hive's bee 'mia'"):
         view(hive, "MIA")
-    newcomer = view(hive, "noe")  # no line yet: the view of an empty history
+    with pytest.raises(BeeNotFound, match="has no bee 'noe' \\(its bees: mia\\)"):
+        view(hive, "noe")  # a typo, or a bee not started yet: never an empty view
+    (hive / "bees").mkdir()
+    (hive / "bees" / "noe.toml").write_text('mission = "Tenir le rucher"\n')
+    newcomer = view(hive, "noe")  # known by its settings, no line yet: an empty history
     assert (newcomer.up_to, newcomer.source, newcomer.replayed) == (0, "computed", NO_STATE)
     assert newcomer.text.startswith("<!-- horizon format=1 bee=noe mode=horizon up_to=0 ")
-    with pytest.raises(UnknownBee, match="hive not found"):
+    (hive / "bees" / "noe.toml").unlink()
+    with pytest.raises(HiveNotFound, match="hive not found"):
         view(tmp_path / "nowhere", BEE)
+    with pytest.raises(HiveNotFound):  # the same error from both calls
+        client.append(tmp_path / "nowhere", BEE, GOOD_ENTRY)
+    with pytest.raises(BeeNotFound, match="create=True"):
+        client.append(hive, "noe", GOOD_ENTRY)
+    assert not (hive / "window" / "noe-messages.jsonl").exists()
+    assert issubclass(HiveNotFound, UnknownBee) and issubclass(BeeNotFound, UnknownBee)
     broken = tmp_path / "config.json"
     broken.write_text('{"horizon": {"budget_net": "lots"}')
     with pytest.raises(InvalidSettings, match=r"config\.json"):
         view(hive, BEE, config=broken)
     with pytest.raises(InvalidSettings, match="config file not found"):
         view(hive, BEE, config=tmp_path / "missing.json")
-    (hive / "bees").mkdir()
     (hive / "bees" / f"{BEE}.toml").write_text("[horizon]\nbudget_net = -4\n")
     with pytest.raises(InvalidSettings, match=f"{BEE}.toml"):
         view(hive, BEE, config=write_config(tmp_path, hive))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from horizon.cli.common import reported
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
-from horizon.client import ClientError, InvalidEntry, JournalRefused, append
+from horizon.client import ClientError, InvalidEntry, JournalRefused, UnknownBee, append
 from horizon.hive.settings_files import config_path, load_global
 
 
@@ -25,13 +25,14 @@ def command(args: argparse.Namespace) -> int:
         try:
             entry = json.loads(text)
             if max_line_bytes is None:
-                append(args.hive, args.bee, entry)
+                append(args.hive, args.bee, entry, create=args.create)
             else:
-                append(args.hive, args.bee, entry, max_line_bytes=max_line_bytes)
+                append(args.hive, args.bee, entry, max_line_bytes=max_line_bytes,
+                       create=args.create)
         except json.JSONDecodeError as error:
             refused += 1
             _say(f"{where}: not JSON ({error.msg}, column {error.colno}); not written")
-        except JournalRefused as error:
+        except (JournalRefused, UnknownBee) as error:
             raise UserError(str(error)) from None  # no later line can be written either
         except (InvalidEntry, ClientError) as error:
             refused += 1

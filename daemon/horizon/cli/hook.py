@@ -108,7 +108,7 @@ def _append_from_event(hive: Path, bee: str, event: HookEvent) -> None:
         entry = {"ts": ts, "type": "assistant", "question": "",
                  "answer": event.last_assistant_message}
     if entry is not None:
-        append(hive, bee, entry)
+        append(hive, bee, entry, create=True)
 
 
 def _response_text(event: HookEvent) -> str:
@@ -129,18 +129,20 @@ def _response_text(event: HookEvent) -> str:
 
 def _print_view(hive: Path, bee: str, config: str | None) -> None:
     # Only a session's start needs these: the other events do not load them.
-    from horizon.client import view
+    from horizon.client import BeeNotFound, view
     from horizon.hive.heartbeat import BEAT_S, read_heartbeat
 
+    beat = read_heartbeat(hive)
+    if beat is None or time.time() - beat.beat_epoch > STALE_BEATS * BEAT_S:
+        _warn(f"no daemon beats for {hive}: the view is computed here, and handoff.md "
+              "is not kept up to date")
     try:
         text = view(hive, bee, config=config).text
+    except BeeNotFound:
+        return  # a bee's first session, its transcript still empty: nothing to give yet
     except ClientError as error:
         _warn(f"no view for {bee}: {error}")
         return
-    beat = read_heartbeat(hive)
-    if beat is None or time.time() - beat.beat_epoch > STALE_BEATS * BEAT_S:
-        _warn(f"no daemon beats for {hive}: the view was computed here, and handoff.md "
-              "is not kept up to date")
     json.dump({"hookSpecificOutput": {"hookEventName": "SessionStart",
                                       "additionalContext": text}}, sys.stdout)
     sys.stdout.write("\n")

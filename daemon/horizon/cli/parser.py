@@ -363,10 +363,11 @@ def _web_commands(commands: Commands) -> None:
         """Reads one JSON object per line on stdin (or one given with --json) and appends
         each to the bee's live journal through horizon.client.append: checked with the
         daemon's own decoder (ok and files included), one write() per line on an
-        O_APPEND descriptor, a missing journal made 0660 whatever the umask. A refused
-        entry is one line on stderr and is not written; the others are.""",
-        ["horizon append /srv/hive mia --json '{\"ts\": 1790000000, \"type\": \"task\", "
-         "\"question\": \"q\", \"answer\": \"a\"}'",
+        O_APPEND descriptor, a missing journal made 0660 whatever the umask. A bee the hive
+        does not have yet is refused unless --create. A refused entry is one line on stderr
+        and is not written; the others are.""",
+        ["horizon append /srv/hive mia --create --json '{\"ts\": 1790000000, \"type\": "
+         "\"task\", \"question\": \"q\", \"answer\": \"a\"}'",
          "my-runtime --log | horizon append /srv/hive mia"],
         {0: "every entry was written",
          1: "an entry was refused (one line each on stderr; the others were written), or "
@@ -375,6 +376,9 @@ def _web_commands(commands: Commands) -> None:
     append.add_argument("bee", metavar="BEE", help="the bee whose journal takes the entries")
     append.add_argument("--json", metavar="OBJECT", default=None,
                         help="one entry, instead of reading stdin")
+    append.add_argument("--create", action="store_true",
+                        help="start the journal of a bee the hive does not have yet "
+                             "(without it, an unknown bee is refused: a typo)")
     _runtime_commands(commands)
 
 

@@ -9,11 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from horizon.client.writer import ClientError, InvalidBee
-
-
-class UnknownBee(ClientError, LookupError):
-    """The hive is not a folder."""
+from horizon.client.writer import BeeNotFound, ClientError, HiveNotFound, InvalidBee
 
 
 class InvalidSettings(ClientError, ValueError):
@@ -72,7 +68,7 @@ def view(hive: str | os.PathLike[str], bee: str, *,
         hive_path = require_hive(os.fspath(hive))
         bees, problems = discover(hive_path)
     except HiveError as error:
-        raise UnknownBee(str(error)) from None
+        raise HiveNotFound(str(error)) from None
     if bee not in bees:
         refused = [problem for problem in problems if f"bee {bee!r}" in problem]
         if refused:
@@ -80,6 +76,8 @@ def view(hive: str | os.PathLike[str], bee: str, *,
         twins = [other for other in bees if other.casefold() == bee.casefold()]
         if twins:
             raise InvalidBee(f"{bee!r} is the case twin of the hive's bee {twins[0]!r}")
+        known = ", ".join(bees[:5]) + (", …" if len(bees) > 5 else "") if bees else "none"
+        raise BeeNotFound(f"{os.fspath(hive)} has no bee {bee!r} (its bees: {known})")
     path = config_path(os.fspath(config) if config is not None else None)
     try:
         if path is not None and not path.exists():

@@ -47,16 +47,30 @@ class JournalRefused(ClientError, OSError):
     FIFO, a folder), or cannot be opened."""
 
 
+class UnknownBee(ClientError, LookupError):
+    """The hive or the bee named is not there: a typo, an unmounted disk. Catch this for
+    both; HiveNotFound and BeeNotFound say which."""
+
+
+class HiveNotFound(UnknownBee):
+    """The hive is not a folder with a `window/`."""
+
+
+class BeeNotFound(UnknownBee):
+    """The hive has no such bee (no journal, no recorded segment, no `bees/<bee>.toml`):
+    `append(..., create=True)` starts its journal."""
+
+
 class ShortWrite(ClientError, OSError):
     """The system wrote part of the line. It is never followed by a second write: the
     daemon rejects the torn line when a later one completes it."""
 
 
 def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], *,
-           max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> int:
+           max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, create: bool = False) -> int:
     """Append `entry` to the bee's live journal; the bytes written (the line and its
     newline). Raises a ClientError, having written nothing, for a refused entry or
-    journal."""
+    journal: BeeNotFound for a bee the hive does not have, unless `create` starts it."""
     if not is_bee_name(bee):
         raise InvalidBee(f"{bee!r} is not a bee name")
     line = encoded(entry, max_line_bytes)
@@ -64,6 +78,8 @@ def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], 
     try:
         # The window's name only is not followed: a link there could lead out of the hive.
         folder = os.open(window, _FOLDER)
+    except FileNotFoundError:
+        raise HiveNotFound(f"{os.fspath(hive)}: no hive here (no {WINDOW}/ folder)") from None
     except OSError as error:
         raise JournalRefused(error.errno, f"{window}: {error.strerror}") from None
     name = live_name(bee)
@@ -73,7 +89,7 @@ def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], 
             if fd is None or _listing.twins(folder, bee):
                 # A new journal, or a case twin beside it: the hive's bees, as the daemon
                 # finds them (settings files and manifests too), say whether it is ours.
-                _refuse_twin(hive, bee)
+                _refuse_twin(hive, bee, create=create or fd is not None)
         except BaseException:
             if fd is not None:
                 os.close(fd)
@@ -158,10 +174,11 @@ class _Listing:
 _listing = _Listing()
 
 
-def _refuse_twin(hive: str | os.PathLike[str], bee: str) -> None:
+def _refuse_twin(hive: str | os.PathLike[str], bee: str, *, create: bool) -> None:
     """A bee whose name differs only by case from one the daemon serves is refused: on a
     case-folding file system they would share a journal. A twin the daemon refuses (a
-    journal planted beside a bee it serves) does not refuse the bee it serves."""
+    journal planted beside a bee it serves) does not refuse the bee it serves. A bee the
+    hive does not have is refused unless `create`."""
     try:
         bees, problems = discover(Path(os.fspath(hive)))
     except (HorizonError, OSError) as error:
@@ -175,6 +192,10 @@ def _refuse_twin(hive: str | os.PathLike[str], bee: str) -> None:
     twins = sorted(other for other in bees if other.casefold() == folded)
     if twins:
         raise InvalidBee(f"{bee!r} is the case twin of the hive's bee {twins[0]!r}")
+    if not create:
+        known = ", ".join(bees[:5]) + (", …" if len(bees) > 5 else "") if bees else "none"
+        raise BeeNotFound(f"{os.fspath(hive)} has no bee {bee!r} (its bees: {known}); "
+                          "append with create=True (horizon append --create) to start it")
 
 
 def _open_journal(folder: int, name: str, window: str, *, create: bool) -> int | None:

@@ -344,13 +344,13 @@ def _appended(hive: Path, bee: str, entry: JournalEntry, max_line_bytes: int,
               report: ImportReport) -> bool:
     record = journal_record(entry)
     try:
-        append(hive, bee, record, max_line_bytes=max_line_bytes)
+        append(hive, bee, record, max_line_bytes=max_line_bytes, create=True)
     except JournalRefused as error:
         raise ImportRefused(str(error)) from None
     except InvalidEntry:
         shortened = _shortened(record, max_line_bytes)
         try:
-            append(hive, bee, shortened, max_line_bytes=max_line_bytes)
+            append(hive, bee, shortened, max_line_bytes=max_line_bytes, create=True)
         except JournalRefused as error:
             raise ImportRefused(str(error)) from None
         except ClientError as error:
