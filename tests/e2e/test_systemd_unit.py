@@ -90,3 +90,16 @@ def test_the_launchd_plist_runs_horizon() -> None:
     assert document["Umask"] == 0o027
     assert {Path(document[key]).parent for key in ("StandardOutPath", "StandardErrorPath")} \
         == {Path("/var/log/horizon")}
+
+
+def test_example_systemd_warns_of_what_the_unit_hides_command_and_interpreter(
+        tmp_path: Path) -> None:
+    from horizon.cli.examples import hidden_from_the_unit
+
+    script = tmp_path / "horizon"  # pytest's folders are under /tmp: PrivateTmp hides it
+    script.write_text("#!/root/.pyenv/versions/3.11/bin/python3\nimport horizon\n")
+    hidden = {str(path): setting for path, (_, setting) in hidden_from_the_unit(script)}
+    if str(tmp_path).startswith("/tmp/"):
+        assert hidden[str(script)] == "PrivateTmp"
+    assert hidden["/root/.pyenv/versions/3.11/bin/python3"] == "ProtectHome"
+    assert hidden_from_the_unit(Path("/usr/bin/true")) == []

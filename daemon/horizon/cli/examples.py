@@ -4,6 +4,7 @@ the installed package, with the installed command's path filled in."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pydoc
@@ -31,8 +32,10 @@ EXAMPLES = {
 }
 # Where the shipped unit says the reference is; `example systemd` names the installed one.
 SHIPPED_DOCUMENTATION = "file:///usr/local/share/doc/horizon/reference.md"
-# Folders systemd's ProtectHome=true hides from the service.
-HIDDEN_BY_PROTECT_HOME = (Path("/home"), Path("/root"), Path("/run/user"))
+# Folders the unit hides from the service: ProtectHome=true, then PrivateTmp=true.
+HIDDEN_BY_THE_UNIT = ((Path("/home"), "ProtectHome"), (Path("/root"), "ProtectHome"),
+                      (Path("/run/user"), "ProtectHome"), (Path("/tmp"), "PrivateTmp"),
+                      (Path("/var/tmp"), "PrivateTmp"))
 # What ExecStart takes unquoted: anything else is quoted (spaces, quotes, backslashes).
 UNQUOTED = re.compile(r"[A-Za-z0-9_./+@,:=-]+")
 
@@ -113,12 +116,32 @@ def command(args: argparse.Namespace) -> int:
         pydoc.pager(shipped("reference"))  # $PAGER, else less, else more
         return EXIT_OK
     sys.stdout.write(filled(args.kind, path))
-    if args.kind == "systemd" and any(path.is_relative_to(hidden)
-                                      for hidden in HIDDEN_BY_PROTECT_HOME):
-        print(f"horizon: warning: {path} is under a folder the unit's ProtectHome=true hides; "
-              "install horizon elsewhere (e.g. /opt/horizon) or relax ProtectHome=",
-              file=sys.stderr)
+    if args.kind == "systemd":
+        for needed, (hidden, setting) in hidden_from_the_unit(path):
+            print(f"horizon: warning: {needed} is under {hidden}, which the unit's "
+                  f"{setting}=true hides from the service; install horizon and its Python "
+                  f"elsewhere (e.g. python3 -m venv /opt/horizon) or relax {setting}=",
+                  file=sys.stderr)
     return EXIT_OK
+
+
+def hidden_from_the_unit(command: Path) -> list[tuple[Path, tuple[Path, str]]]:
+    """What the service must run that the unit hides: the command, the interpreter its
+    first line names, and the real files behind them (a venv's python is often a link
+    into /root/.pyenv or /home)."""
+    needed = [command, Path(os.path.realpath(command))]
+    with contextlib.suppress(OSError):
+        first = command.read_bytes()[:256].split(b"\n", 1)[0]
+        if first.startswith(b"#!"):
+            interpreter = Path(first[2:].decode(errors="replace").strip().split(" ")[0])
+            needed += [interpreter, Path(os.path.realpath(interpreter))]
+    found = []
+    for path in dict.fromkeys(needed):
+        for hidden in HIDDEN_BY_THE_UNIT:
+            if path.is_absolute() and path.is_relative_to(hidden[0]):
+                found.append((path, hidden))
+                break
+    return found
 
 
 def _claude_code(args: argparse.Namespace, path: Path) -> int:

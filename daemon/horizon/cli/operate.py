@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from horizon.cli.examples import installed_command
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import json_text, printable
 from horizon.core.entries import Rejection, format_instant
-from horizon.core.errors import SettingsError
+from horizon.core.errors import HorizonError, SettingsError
 from horizon.core.settings import GlobalConfig, unavailable_levels
 from horizon.core.text import counted
 from horizon.engine.bee_engine import BeeEngine, Rebuild
@@ -32,6 +33,7 @@ from horizon.hive.manifest import read_manifest
 from horizon.hive.rotation import adopt as adopt_segments
 from horizon.hive.rotation import unadopted
 from horizon.hive.settings_files import (
+    SYSTEM_CONFIG,
     bee_file,
     config_path,
     config_source,
@@ -284,9 +286,25 @@ def init(args: argparse.Namespace) -> int:
         print(printable(f"warning: {breach}"))
     if existing and not made and not breaches:
         print(f"{hive}: already a hive, as recommended")
-    print(f"next: list {str(hive.absolute())!r} under \"hives\" in config.json "
-          "(horizon example config prints one), then: horizon check && horizon run")
+    print(next_after_init(hive, config_path(args.config)))
     return EXIT_OK
+
+
+def next_after_init(hive: Path, config: Path | None) -> str:
+    """What to do next, in commands that work as written here: with the config file
+    they need named, since no /etc/horizon/config.json may be there."""
+    where = str(hive.absolute())
+    if config is None:
+        return (f"next: horizon example config > config.json, list {where!r} under "
+                "\"hives\" in it (and set log.dir to a folder you can write), then: "
+                "horizon --config config.json check && horizon --config config.json run")
+    flag = "" if config == SYSTEM_CONFIG else f" --config {shlex.quote(str(config))}"
+    try:
+        listed = where in {os.path.abspath(name) for name in load_global(config).hives}
+    except (HorizonError, OSError):
+        listed = False
+    todo = "" if listed else f"list {where!r} under \"hives\" in {config}, then: "
+    return f"next: {todo}horizon{flag} check && horizon{flag} run"
 
 
 def run(args: argparse.Namespace) -> int:
