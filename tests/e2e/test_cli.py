@@ -607,3 +607,29 @@ def test_json_reports_escape_what_would_drive_or_reorder_a_terminal(
     [report] = json.loads(result.stdout)["hives"]
     assert hostile in report["unrecorded"] + report["problems"] or any(
         hostile in problem for problem in report["problems"]), report
+
+
+def test_init_s_next_step_works_as_written(tmp_path: Path) -> None:
+    """Followed word for word on a machine without /etc/horizon/config.json, the commands
+    init suggests check the new hive and start a daemon on it."""
+    if Path("/etc/horizon/config.json").exists():
+        pytest.skip("this machine has a system config.json")
+    env = {key: value for key, value in os.environ.items() if key != "HORIZON_CONFIG"}
+    made = subprocess.run([HORIZON, "init", "hive"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=60, check=True)
+    hint = made.stdout.splitlines()[-1]
+    assert hint.startswith("next: horizon example config > config.json"), hint
+    subprocess.run(f"{HORIZON} example config > config.json", shell=True, cwd=tmp_path,
+                   env=env, timeout=60, check=True)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["hives"], config["log"]["dir"] = [str(tmp_path / "hive")], str(tmp_path / "logs")
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    check = hint.split("then: ", 1)[1].split(" && ")[0]
+    done = subprocess.run(check.replace("horizon", HORIZON, 1), shell=True, cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    again = subprocess.run([HORIZON, "--config", "config.json", "init", "hive"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env,
+                           timeout=60, check=True)
+    assert again.stdout.splitlines()[-1] == (
+        "next: horizon --config config.json check && horizon --config config.json run")
