@@ -314,3 +314,35 @@ def test_a_journal_removed_between_the_link_and_the_unlink_is_rotated_all_the_sa
     rebuilt = run_pass(PassRequest(hive, BEE, config, effective, time.time(), None))
     assert rebuilt.state.zones == state.zones
     assert read_only_seqs(hive, config_path) == {n + 1: f"q{n}" for n in range(6)}
+
+
+def test_a_journal_removed_before_its_rotation_links_it_leaves_the_view_a_rebuild_makes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Someone removes the live journal after the rotation's intent and before its link:
+    its lines are on no disk any more. The daemon notices, says so, and takes the view a
+    rebuild makes from what is left; the lines written afterwards keep the seqs a rebuild
+    gives them."""
+    hive, config_path = new_hive(tmp_path)
+    config = load_global(config_path)
+    live = hive / "window" / f"{BEE}-messages.jsonl"
+    real_link = os.link
+
+    def removed_first(source: Any, target: Any, **kwargs: Any) -> None:
+        live.unlink()  # by hand, a moment earlier
+        real_link(source, target, **kwargs)
+
+    service = HiveService(hive, config, str(config_path))
+    try:
+        first_pass_with(service, live, 4, monkeypatch, "link", removed_first)
+        assert not live.exists()
+        assert not list((hive / "window" / "archive").glob("*-messages.*.jsonl"))
+        append_lines(live, 2, 4)  # the runtime makes a new live journal
+        outcome = service.process(BEE)
+        assert outcome is not None
+        state = outcome.state
+    finally:
+        service.close()
+    effective = effective_settings(config, str(config_path), hive, BEE)
+    rebuilt = run_pass(PassRequest(hive, BEE, config, effective, time.time(), None))
+    assert rebuilt.state.zones == state.zones
+    assert rebuilt.state.checkpoint.seq == state.checkpoint.seq

@@ -14,6 +14,7 @@ memory); a command makes one, runs it once and drops it.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from horizon.engine.stepping import (
 from horizon.hive.durable import StoreError
 from horizon.hive.flags import FlagsCache
 from horizon.hive.journal import Checkpoint
-from horizon.hive.layout import live_name, window_dir
+from horizon.hive.layout import live_name, live_path, window_dir
 from horizon.hive.manifest import Manifest, Record, read_manifest
 from horizon.hive.rotation import finish_rotations, rotate, seal
 from horizon.hive.store import BeeState, encode_state, load_state, read_handoff, save_state
@@ -112,6 +113,7 @@ class BeeEngine:
         # Rotated segments to look at for late lines at the next pass (events, the poll).
         self.late_check: set[str] = set()
         self.rotate_retry_at = 0.0
+        self.rebuild_due = False  # the files lost lines the state holds: read them again
         self.finished: list[str] = []  # rotations finished here, until the caller takes them
         self.rotations_checked = False
         self.rebuilding = False
@@ -148,6 +150,8 @@ class BeeEngine:
         """
         if isinstance(given, ModelResult):
             return self._take_model(given, now)
+        if self.rebuild_due and not isinstance(given, SweepAges):
+            self.rebuild_due, given = False, Rebuild()
         if (isinstance(given, SweepAges) and self.state is not None
                 and not self.may_age(now, given.reoffer)):
             return None  # nothing in net can have aged: a sweep costs one comparison
@@ -349,6 +353,14 @@ class BeeEngine:
             moved = rotate(self.window, self.bee, checkpoint, self._manifest(),
                            probe=self.rotate_retry_at > 0.0)
         except OSError as error:
+            if (isinstance(error, FileNotFoundError)
+                    and not os.path.lexists(live_path(self.window, self.bee))):
+                # Removed by hand between the intent and the link: its lines are on no
+                # disk any more, and a rebuild would not show them. The view follows the
+                # files: the next pass reads them again.
+                outcome.journal_lost = checkpoint.lines
+                self.rebuild_due = True
+                return
             self.rotate_retry_at = time.monotonic() + ROTATE_RETRY_S
             outcome.rotate_failed = f"{error.filename}: {error.strerror}"
             return

@@ -92,6 +92,9 @@ class Pass:
     rotated: Checkpoint | None = None  # the live journal moved to this segment
     rotated_lines: int = 0
     rotate_failed: str | None = None
+    # Lines a journal removed by hand during its rotation took with it (none: 0); the
+    # next pass rebuilds the view from the files left.
+    journal_lost: int = 0
     write_failed: str | None = None  # the state after a rotation could not be saved
     commit: Commit | None = None  # the files it wrote or handed to the daemon's writer
     owed: Deferred | None = None  # a slice of a rebuild: the text work left to the next

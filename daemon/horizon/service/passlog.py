@@ -108,6 +108,10 @@ def report_pass(health: HiveHealth, runtime: BeeRuntime, given: Input, outcome: 
         health.recovered(runtime)
     if outcome.rotate_failed is not None:
         health.rotation_failed(runtime, outcome.rotate_failed)
+    if outcome.journal_lost:
+        log.warning("journal.lost", lines=outcome.journal_lost,
+                    reason="the live journal was removed while it was being rotated",
+                    consequence="its lines are gone; the view is rebuilt from the files left")
     moved = outcome.rotated
     if moved is not None:
         if runtime.rotation_failed is not None:
