@@ -73,6 +73,7 @@ from horizon.core.entries import parse_ts
 from horizon.core.patterns import Pattern
 from horizon.imports.runtime import (
     OPERATOR,
+    ConversionReader,
     Converted,
     JournalEntry,
     Problem,
@@ -390,22 +391,13 @@ class _Conversion:
                 settled=settled)
 
 
-class ClaudeCodeReader:
+class ClaudeCodeReader(ConversionReader):
     """Claude Code's transcripts, as a `TranscriptReader`: one reading per instance."""
 
     name = "claude-code"
 
     def __init__(self) -> None:
-        self._conversion = _Conversion()
-
-    def entries(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
-        """The results of the numbered lines, in order (see the module's notes)."""
-        return self._conversion.run(lines)
-
-    @property
-    def settled_through(self) -> int:
-        """The last line read after which no call, text or compaction was left open."""
-        return self._conversion.settled_through
+        super().__init__(_Conversion())
 
 
 def entries(lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:

@@ -75,6 +75,7 @@ from horizon.core.entries import parse_ts
 from horizon.imports.claude_code import relative
 from horizon.imports.runtime import (
     OPERATOR,
+    ConversionReader,
     Converted,
     JournalEntry,
     Problem,
@@ -504,22 +505,13 @@ class _Conversion:
             ts=ts, type="conversation", sender=OPERATOR, question=text, answer="", id=uuid))
 
 
-class CodexReader:
+class CodexReader(ConversionReader):
     """Codex CLI's rollouts, as a `TranscriptReader`: one reading per instance."""
 
     name = "codex"
 
     def __init__(self) -> None:
-        self._conversion = _Conversion()
-
-    def entries(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
-        """The results of the numbered lines, in order (see the module's notes)."""
-        return self._conversion.run(lines)
-
-    @property
-    def settled_through(self) -> int:
-        """The last line read after which no call (nor a prompt's repeat) was left open."""
-        return self._conversion.settled_through
+        super().__init__(_Conversion())
 
 
 def entries(lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:

@@ -97,3 +97,30 @@ class TranscriptReader(Protocol):
         waiting for its result, a text the next line may continue): a new reading that
         starts on the line after it gives the results still to come, the same ones."""
         ...
+
+
+class Conversion(Protocol):
+    """One transcript's reading in progress, as a reader module keeps it."""
+
+    settled_through: int
+
+    def run(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]: ...
+
+
+class ConversionReader:
+    """A `TranscriptReader` over a reader module's conversion: one reading per instance.
+    A runtime's reader names itself (`name`) and says which conversion it runs."""
+
+    name = ""
+
+    def __init__(self, conversion: Conversion) -> None:
+        self._conversion = conversion
+
+    def entries(self, lines: Iterable[tuple[int, bytes | str]]) -> Iterator[Result]:
+        """The results of the numbered lines, in order (see the reader module's notes)."""
+        return self._conversion.run(lines)
+
+    @property
+    def settled_through(self) -> int:
+        """The last line read after which nothing was left open."""
+        return self._conversion.settled_through
