@@ -119,8 +119,10 @@ def shown_states(tool: str | None, command: str, output: str) -> list[tuple[str,
 
 
 def _shows_a_ticket(tool: str | None, command: str) -> bool:
-    if tool and _TRACKER_TOOL.match(tool):
+    if tool and "__" in tool and _TRACKER_TOOL.match(tool):
         return True
+    if not any(name in command for name in _TRACKERS):
+        return False  # most calls: no tracker named, no command line to take apart
     for simple in simple_commands(command):
         words = program_words(simple)
         if (len(words) >= 2 and words[0].rsplit("/", 1)[-1] in _TRACKERS
