@@ -348,3 +348,91 @@ def test_a_hook_mid_turn_leaves_a_text_that_may_go_on_and_a_line_being_written(
     code, _, err = run_hook(hive, {**event, "hook_event_name": "Stop"}, monkeypatch, capsys)
     assert code == 0 and err == ""
     assert [e["answer"] for e in entries(hive)] == ["", "First part.\n\nSecond part."]
+
+
+def test_an_import_stopped_by_sigterm_appends_nothing_twice_when_run_again(
+        imported_whole: Path, real_lines: list[bytes], tmp_path: Path) -> None:
+    """A hook's timeout ends it with SIGTERM: it records how far it got on its way out."""
+    import signal
+    import subprocess
+    import time
+
+    transcript = tmp_path / "long.jsonl"
+    with transcript.open("wb") as out:
+        for copy in range(5):  # the session told again, its ids its own each time
+            out.write(b"".join(line.replace(b'"toolu_', f'"toolu_{copy}_'.encode()).replace(
+                b'"uuid":"', f'"uuid":"{copy}-'.encode()) for line in real_lines))
+    hive = make_hive(tmp_path)
+    horizon = os.path.join(os.path.dirname(sys.executable), "horizon")
+    argv = [horizon, "import", "claude-code", str(transcript), "--hive", str(hive),
+            "--bee", BEE]
+    running = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not journal(hive) and running.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    running.send_signal(signal.SIGTERM)
+    assert running.wait(timeout=60) == 1, "stopped before its end"
+    assert running.stderr is not None and b"Traceback" not in running.stderr.read()
+    part = len(journal(hive).splitlines())
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+    at_once = make_hive(tmp_path / "at-once")
+    subprocess.run([*argv[:-4], "--hive", str(at_once), "--bee", BEE], check=True,
+                   capture_output=True, timeout=120)
+    assert 0 < part < len(journal(at_once).splitlines())
+    assert journal(hive) == journal(at_once), "stopped and run again: the same journal"
+
+
+def test_a_tampered_or_hard_linked_record_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hive = make_hive(tmp_path)
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(prompt("u1", "first"))
+    record = hive / "window" / import_record_name(BEE)
+    record.write_text(json.dumps({"format": 1, "transcripts": {"claude-code:s.jsonl": {
+        "offset": -5, "line": 0, "imported_line": 0, "uuid": "u1", "check": "x"}}}))
+    code, _, err = run_import(hive, transcript, capsys)
+    assert code == 1 and "not an import record" in err and ">= 0" in err
+    record.unlink()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("")
+    outside.chmod(0o600)
+    os.link(outside, record)
+    code, _, err = run_import(hive, transcript, capsys)
+    assert code == 1 and "hard link" in err
+    assert (outside.stat().st_mode & 0o777) == 0o600, "nothing outside the hive changed"
+    assert journal(hive) == b""
+
+
+def test_many_bad_lines_are_counted_and_the_first_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hive = make_hive(tmp_path)
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(prompt("u1", "first") + b"x\n" * 5000 + prompt("u2", "second"))
+    code, out, err = run_import(hive, transcript, capsys)
+    assert code == 1 and "5000 lines skipped" in out
+    assert len(err.splitlines()) == 101 and err.splitlines()[-1].endswith(
+        "4900 more lines skipped")
+    assert [e["question"] for e in entries(hive)] == ["first", "second"]
+
+
+def test_a_transcript_not_written_yet_gives_its_prompt_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    hive = make_hive(tmp_path)
+    transcript = tmp_path / "s.jsonl"
+    event = {"transcript_path": str(transcript), "cwd": "/w"}
+    code, _, err = run_hook(hive, {**event, "hook_event_name": "UserPromptSubmit",
+                                   "prompt": "fix the flaky test"}, monkeypatch, capsys)
+    assert (code, err, journal(hive)) == (0, "", b"")
+    transcript.write_bytes(prompt("u1", "fix the flaky test"))
+    assert run_hook(hive, {**event, "hook_event_name": "Stop"}, monkeypatch, capsys)[0] == 0
+    assert [e["question"] for e in entries(hive)] == ["fix the flaky test"]
+
+
+@pytest.mark.parametrize(("folder", "bee"), [
+    ("/home/ana/été", "ete"), ("/srv/café-app", "cafe-app"), ("/x/my project.v2", "my-project-v2"),
+])
+def test_a_bee_is_named_after_its_folder_accents_folded(folder: str, bee: str) -> None:
+    from horizon.cli.importing import bee_of_folder
+
+    assert bee_of_folder(folder) == bee

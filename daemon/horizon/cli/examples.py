@@ -145,12 +145,16 @@ def hidden_from_the_unit(command: Path) -> list[tuple[Path, tuple[Path, str]]]:
 
 
 def _claude_code(args: argparse.Namespace, path: Path) -> int:
+    from horizon.cli.exits import UserError
     from horizon.cli.importing import bee_of_folder, global_config
+    from horizon.hive.layout import is_bee_name
 
     hive = args.hive
     if hive is None:
         hives = global_config(args).hives
         hive = hives[0] if len(hives) == 1 else "/srv/hive"
     bee = args.bee or bee_of_folder(os.getcwd())
+    if not is_bee_name(bee):
+        raise UserError(f"{bee!r} is not a bee name: letters, digits, '_' and '-', up to 64")
     sys.stdout.write(claude_code_hooks(path, str(Path(hive).absolute()), bee))
     return EXIT_OK

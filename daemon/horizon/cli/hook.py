@@ -19,7 +19,13 @@ from pathlib import Path
 
 import msgspec
 
-from horizon.cli.importing import bee_of_folder, global_config, hive_of, reader
+from horizon.cli.importing import (
+    bee_of_folder,
+    global_config,
+    hive_of,
+    reader,
+    stop_cleanly_on_sigterm,
+)
 from horizon.cli.safe_text import printable
 from horizon.client import ClientError, append
 from horizon.core.errors import HorizonError
@@ -52,6 +58,7 @@ _event = msgspec.json.Decoder(HookEvent)
 
 
 def command(args: argparse.Namespace) -> int:
+    stop_cleanly_on_sigterm(0)  # killed at its timeout: the import records how far it got
     try:
         _run(args)
     except (HorizonError, OSError) as error:
@@ -74,15 +81,19 @@ def _run(args: argparse.Namespace) -> None:
     config = global_config(args)
     hive = hive_of(args.hive, config)
     bee = args.bee or bee_of_folder(event.cwd or os.getcwd())
-    transcript = Path(event.transcript_path) if event.transcript_path else None
-    if transcript is not None and transcript.exists():
+    if not event.transcript_path:
+        _append_from_event(hive, bee, event)
+    elif Path(event.transcript_path).exists():
+        transcript = Path(event.transcript_path)
         report = follow(hive, bee, transcript, reader(args.runtime),
                         final=event.hook_event_name in FINISHING,
                         max_line_bytes=config.max_line_bytes, lock_wait_s=LOCK_WAIT_S)
-        for problem in report.problems:
+        for problem in report.problems[:3]:
             _warn(f"{transcript}:{problem.line_number}: {problem.reason}; skipped")
-    else:
-        _append_from_event(hive, bee, event)
+        if report.problems_count > 3:
+            _warn(f"{transcript}: {report.problems_count - 3} more lines skipped")
+    # A transcript named but not written yet: its lines come with a later event (taken
+    # from the event now, they would be there twice).
     if event.hook_event_name == "SessionStart":
         _print_view(hive, bee, args.config)
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import stat
 import sys
+import unicodedata
 from pathlib import Path
+from types import FrameType
 
 from horizon.cli.exits import EXIT_OK, EXIT_PROBLEM, UserError
 from horizon.cli.safe_text import printable
@@ -39,6 +42,7 @@ def command(args: argparse.Namespace) -> int:
     transcript = Path(args.transcript)
     hive = hive_of(args.hive, config)
     bee = args.bee or bee_of_folder(transcript_cwd(transcript) or transcript.parent.name)
+    stop_cleanly_on_sigterm(EXIT_PROBLEM)
     try:
         report = follow(hive, bee, transcript, reader(args.runtime), final=True,
                         max_line_bytes=config.max_line_bytes)
@@ -46,6 +50,9 @@ def command(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     for problem in report.problems:
         say(f"{transcript}:{problem.line_number}: {problem.reason}; skipped")
+    if report.problems_count > len(report.problems):
+        say(f"{transcript}: {report.problems_count - len(report.problems)} more lines "
+            "skipped")
     for refused in report.refused:
         say(f"{transcript}: {refused}; not written")
     print(printable(summary(report, hive, bee)))
@@ -63,9 +70,18 @@ def summary(report: ImportReport, hive: Path, bee: str) -> str:
     if report.waiting:
         parts.append(f"{report.waiting} tool calls still wait for their result (a later "
                      "import takes them)")
-    if report.problems:
-        parts.append(f"{len(report.problems)} lines skipped")
+    if report.problems_count:
+        parts.append(f"{report.problems_count} lines skipped")
     return "; ".join(parts)
+
+
+def stop_cleanly_on_sigterm(code: int) -> None:
+    """A SIGTERM (a hook's timeout) ends the command through its `finally` blocks, so
+    an import records how far it got before it goes."""
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(code)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def global_config(args: argparse.Namespace) -> GlobalConfig:
@@ -93,7 +109,10 @@ def hive_of(given: str | None, config: GlobalConfig) -> Path:
 
 def bee_of_folder(folder: str) -> str:
     """A bee name from a project folder's name: what a name cannot hold becomes `-`."""
-    name = _NOT_IN_NAME.sub("-", os.path.basename(folder.rstrip("/")))
+    # Accents folded first: "été" is "ete", not "t".
+    ascii_name = unicodedata.normalize("NFKD", os.path.basename(folder.rstrip("/"))).encode(
+        "ascii", "ignore").decode()
+    name = _NOT_IN_NAME.sub("-", ascii_name)
     name = name.lstrip("-")[:64].rstrip("-")
     if not is_bee_name(name):
         raise UserError(f"no bee name can be made from the folder {folder!r}: give one "

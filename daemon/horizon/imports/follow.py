@@ -24,10 +24,10 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Annotated, BinaryIO
 
 import msgspec
 
@@ -51,6 +51,8 @@ MAX_TRANSCRIPT_LINE = 64 << 20
 MAX_RECORD_BYTES = 16 << 20
 CHECK_BYTES = 4096
 LOCK_WAIT_S = 10.0
+SAVE_EVERY_S = 1.0  # a reading that runs long records how far it got this often
+MAX_PROBLEMS = 100  # lines skipped that are named; the others are counted
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -59,12 +61,15 @@ class ImportRefused(JournalError):
     appended past what the report says."""
 
 
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
 class Progress(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """How far one transcript was imported."""
 
-    offset: int  # where the next reading starts, in bytes
-    line: int  # the number of the line just before it
-    imported_line: int  # the last line an appended entry was made from
+    offset: Count  # where the next reading starts, in bytes
+    line: Count  # the number of the line just before it
+    imported_line: Count  # the last line an appended entry was made from
     uuid: str  # that line's uuid
     check: str  # sha256 of the up to CHECK_BYTES bytes before `offset`
 
@@ -85,13 +90,20 @@ class ImportReport:
 
     transcript: str
     appended: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # the first MAX_PROBLEMS
+    problems_count: int = 0
     waiting: int = 0
     refused: list[str] = field(default_factory=list)
     shortened: int = 0
     restarted: bool = False
     lines_read: int = 0
     bytes_read: int = 0
+
+    def problem(self, problem: Problem) -> None:
+        """A line skipped: counted, and kept to be named while there are few."""
+        self.problems_count += 1
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(problem)
 
 
 def follow(hive: Path, bee: str, transcript: Path, reader: TranscriptReader, *,
@@ -173,16 +185,25 @@ def _lock(folder: int, name: str, where: str, wait_s: float) -> int:
     """The record open and locked: a save replaces the file, so a lock taken on a file
     since replaced is taken again on the new one."""
     deadline = time.monotonic() + wait_s
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     while True:
         try:
-            fd = os.open(name, flags, RECORD_MODE, dir_fd=folder)
+            try:
+                fd = os.open(name, flags, dir_fd=folder)
+            except FileNotFoundError:
+                fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, RECORD_MODE,
+                             dir_fd=folder)
+                os.fchmod(fd, RECORD_MODE)  # ours: the umask took bits the group needs
+        except FileExistsError:
+            continue  # another import made it meanwhile
         except OSError as error:
             raise ImportRefused(f"{where}: {error.strerror} (the import record is a "
                                 "regular file, never a link)") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
             os.close(fd)
-            raise ImportRefused(f"{where}: not a regular file")
+            raise ImportRefused(f"{where}: not a regular file of its own (a FIFO, a "
+                                "folder, or a hard link to another file)")
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -205,7 +226,6 @@ def _lock(folder: int, name: str, where: str, wait_s: float) -> int:
 def _read_record(fd: int, where: str) -> ImportRecord:
     size = os.fstat(fd).st_size
     if size == 0:
-        os.fchmod(fd, RECORD_MODE)  # just made: the umask took bits the group needs
         return ImportRecord(format=RECORD_FORMAT)
     if size > MAX_RECORD_BYTES:
         raise ImportRefused(f"{where}: {size} bytes, not an import record")
@@ -236,6 +256,7 @@ class _Lines:
     number: int
     offset: int
     final: bool
+    restart: Callable[[], int]  # the earliest line a new reading may start after
     overlong: list[int] = field(default_factory=list)
     ends: dict[int, int] = field(default_factory=dict)
     complete_through: int = 0
@@ -264,6 +285,8 @@ class _Lines:
             self.ends[self.number] = self.offset
             if raw.endswith(b"\n"):
                 self.complete_through = self.number
+            if self.number % 4096 == 0:  # bounded: only the ends a restart may ask for
+                self.forget_before(self.restart())
             yield self.number, raw
 
     def _skip_rest(self) -> int:
@@ -283,61 +306,74 @@ class _Lines:
 def _import(record: _Record, hive: Path, bee: str, path: Path, source: BinaryIO,
             reader: TranscriptReader, *, final: bool, max_line_bytes: int) -> ImportReport:
     key = f"{reader.name}:{path.name}"
-    transcript = str(path)
-    report = ImportReport(transcript)
+    report = ImportReport(str(path))
     known = record.document.transcripts.get(key)
     skip_through: str | None = None
-    start_offset, start_line, imported_line, uuid = 0, 0, 0, ""
+    start_offset, start_line = 0, 0
+    progress = _Progress(0, "")
     if known is not None:
         size = os.fstat(source.fileno()).st_size
         if known.offset <= size and _digest(source, known.offset) == known.check:
             start_offset, start_line = known.offset, known.line
-            imported_line, uuid = known.imported_line, known.uuid
+            progress = _Progress(known.imported_line, known.uuid)
         elif known.uuid:
             skip_through, report.restarted = known.uuid, True
-    lines = _Lines(source, start_line, start_offset, final)
-    appended_any = False
+    lines = _Lines(source, start_line, start_offset, final,
+                   restart=lambda: min(reader.settled_through, lines.complete_through))
+
+    def save() -> None:
+        """How far this reading got, recorded: a hook killed at its timeout (SIGTERM
+        ends it through here) or any later stop appends nothing twice."""
+        restart = max(min(reader.settled_through, lines.complete_through), start_line)
+        offset = lines.ends.get(restart, start_offset if restart == start_line else None)
+        if offset is None or skip_through is not None:
+            return
+        record.document.transcripts.pop(key, None)  # the newest goes last
+        record.document.transcripts[key] = Progress(
+            offset, restart, progress.line, progress.uuid, _digest(source, offset))
+        record.save()
+        progress.saved = time.monotonic()
+
     try:
-        for count, result in enumerate(reader.entries(lines), 1):
-            if count % 1024 == 0:
-                lines.forget_before(min(reader.settled_through, lines.complete_through))
+        for result in reader.entries(lines):
             if isinstance(result, Problem):
-                report.problems.append(result)
+                report.problem(result)
             elif isinstance(result, Unfinished):
                 report.waiting += 1
             elif isinstance(result, Converted):
                 if skip_through is not None:
                     if result.uuid == skip_through:
                         skip_through = None
-                        imported_line, uuid = result.line_number, result.uuid
+                        progress = _Progress(result.line_number, result.uuid)
                     continue
-                if result.line_number <= imported_line or not (result.settled or final):
+                if result.line_number <= progress.line or not (result.settled or final):
                     continue
                 if _appended(hive, bee, result.entry, max_line_bytes, report):
-                    appended_any = True
-                    imported_line, uuid = result.line_number, result.uuid
+                    progress = _Progress(result.line_number, result.uuid, progress.saved)
+                    if time.monotonic() - progress.saved > SAVE_EVERY_S:
+                        save()
     finally:
-        report.problems.extend(Problem(n, f"over {MAX_TRANSCRIPT_LINE >> 20} MiB; skipped")
-                               for n in lines.overlong)
-        report.problems.sort(key=lambda problem: problem.line_number)
+        for number in lines.overlong:
+            report.problem(Problem(number, f"over {MAX_TRANSCRIPT_LINE >> 20} MiB"))
         report.lines_read = lines.number - start_line
         report.bytes_read = lines.offset - start_offset
-        if skip_through is not None and known is not None:
-            raise ImportRefused(
-                f"{transcript}: does not hold the line imported last from it "
-                f"({known.uuid}); it is not a longer version of the transcript imported "
-                f"before, so nothing was appended (remove its record in "
-                f"{record.name} to import it whole)")
-        restart = min(reader.settled_through, lines.complete_through)
-        restart = max(restart, start_line)
-        offset = lines.ends.get(restart, start_offset if restart == start_line else None)
-        if offset is not None and (appended_any or known is None or restart != start_line
-                                   or report.restarted):
-            record.document.transcripts.pop(key, None)  # the newest goes last
-            record.document.transcripts[key] = Progress(
-                offset, restart, imported_line, uuid, _digest(source, offset))
-            record.save()
+        if skip_through is None:
+            save()
+    if skip_through is not None and known is not None:
+        raise ImportRefused(
+            f"{path}: does not hold the line imported last from it ({known.uuid}); it is "
+            "not a longer version of the transcript imported before, so nothing was "
+            f"appended (remove its record in {record.name} to import it whole)")
     return report
+
+
+@dataclass
+class _Progress:
+    """The last transcript line an appended entry came from, and when it was saved."""
+
+    line: int
+    uuid: str
+    saved: float = field(default_factory=time.monotonic)
 
 
 def _appended(hive: Path, bee: str, entry: JournalEntry, max_line_bytes: int,
