@@ -193,6 +193,11 @@ def test_refusals_are_client_errors_naming_what(tmp_path: Path) -> None:
         view(tmp_path / "nowhere", BEE)
     with pytest.raises(HiveNotFound):  # the same error from both calls
         client.append(tmp_path / "nowhere", BEE, GOOD_ENTRY)
+    (tmp_path / "a-file").write_text("not a hive")
+    for call in (lambda: view(tmp_path / "a-file", BEE),
+                 lambda: client.append(tmp_path / "a-file", BEE, GOOD_ENTRY)):
+        with pytest.raises(HiveNotFound):
+            call()
     with pytest.raises(BeeNotFound, match="create=True"):
         client.append(hive, "noe", GOOD_ENTRY)
     assert not (hive / "window" / "noe-messages.jsonl").exists()

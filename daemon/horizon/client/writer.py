@@ -78,7 +78,7 @@ def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], 
     try:
         # The window's name only is not followed: a link there could lead out of the hive.
         folder = os.open(window, _FOLDER)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no hive, or a file where it would be
         raise HiveNotFound(f"{os.fspath(hive)}: no hive here (no {WINDOW}/ folder)") from None
     except OSError as error:
         raise JournalRefused(error.errno, f"{window}: {error.strerror}") from None
