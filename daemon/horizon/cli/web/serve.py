@@ -49,15 +49,20 @@ def command(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"horizon: serving {len(hives)} hive(s) read-only on http://{shown}:{port}/ "
           "(Ctrl-C stops)", file=sys.stderr, flush=True)
+    # No lifespan under uvicorn: a Ctrl-C during its startup cancelled the lifespan and
+    # uvicorn logged that as a traceback. The preview worker is stopped below instead.
     server = Server(uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False,
-        timeout_graceful_shutdown=2, lifespan="on"), app.state.web.stopping)
+        timeout_graceful_shutdown=2, lifespan="off"), app.state.web.stopping)
     # uvicorn stops on SIGINT and SIGTERM, then raises the signal again under the handlers
     # it found: these make that second one a no-op, so a stop is an exit 0, not a death.
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, lambda _signal, _frame: None)
-    with listener:
-        server.run(sockets=[listener])
+    try:
+        with listener:
+            server.run(sockets=[listener])
+    finally:
+        app.state.web.worker.stop()
     return EXIT_OK
 
 
