@@ -78,9 +78,12 @@ def append(hive: str | os.PathLike[str], bee: str, entry: Mapping[str, object], 
     try:
         # The window's name only is not followed: a link there could lead out of the hive.
         folder = os.open(window, _FOLDER)
-    except (FileNotFoundError, NotADirectoryError):  # no hive, or a file where it would be
-        raise HiveNotFound(f"{os.fspath(hive)}: no hive here (no {WINDOW}/ folder)") from None
     except OSError as error:
+        # No hive, or a file where it would be; a window that is a link is refused below.
+        if isinstance(error, FileNotFoundError) or (
+                isinstance(error, NotADirectoryError) and not os.path.isdir(hive)):
+            raise HiveNotFound(f"{os.fspath(hive)}: no hive here (no {WINDOW}/ "
+                               "folder)") from None
         raise JournalRefused(error.errno, f"{window}: {error.strerror}") from None
     name = live_name(bee)
     try:
