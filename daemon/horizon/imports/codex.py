@@ -63,16 +63,19 @@ never an entry.
 
 from __future__ import annotations
 
-import posixpath
-import re
-import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import msgspec
 
 from horizon.core.entries import parse_ts
-from horizon.imports.claude_code import relative
+from horizon.imports.codex_calls import (
+    Part,
+    call_summary,
+    injected,
+    output_text,
+    user_item_text,
+)
 from horizon.imports.runtime import (
     OPERATOR,
     ConversionReader,
@@ -82,17 +85,6 @@ from horizon.imports.runtime import (
     Result,
     Unfinished,
 )
-
-SUMMARY_CHARS = 200  # of a call's arguments as JSON, what its `question` keeps
-SHELLS = frozenset(["bash", "sh", "zsh", "dash", "ksh"])
-PATCH_COMMANDS = frozenset(["apply_patch", "applypatch"])
-_PATCH_PATH = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$",
-                         re.MULTILINE)
-_EXIT = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)\s*$", re.MULTILINE)
-_HEADER = re.compile(r"\A(?:[A-Z][A-Za-z ]*: .*\n|Process exited with code -?\d+\n)+Output:\n")
-_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
-             "<user_shell_command>", "<turn_aborted>")
-
 
 # -- the rollout's lines, as msgspec reads them ------------------------------------------------
 
@@ -111,14 +103,9 @@ class _Where(msgspec.Struct):
     cwd: object = None
 
 
-class _Part(msgspec.Struct):
-    type: str
-    text: str = ""
-
-
 class _Message(msgspec.Struct):
     role: str
-    content: list[_Part]
+    content: list[Part]
     id: str | None = None
 
 
@@ -147,7 +134,7 @@ class _LocalShellCall(msgspec.Struct):
 
 class _Output(msgspec.Struct):
     call_id: str
-    output: str | list[_Part] | dict[str, object]
+    output: str | list[Part] | dict[str, object]
 
 
 class _UserMessageEvent(msgspec.Struct):
@@ -172,11 +159,6 @@ class _ItemCompleted(msgspec.Struct):
     item: _Item
 
 
-class _Wrapped(msgspec.Struct):
-    output: str
-    metadata: dict[str, object] | None = None
-
-
 _line = msgspec.json.Decoder(_Line)
 _kind = msgspec.json.Decoder(_Kind)
 _where = msgspec.json.Decoder(_Where)
@@ -188,125 +170,12 @@ _output = msgspec.json.Decoder(_Output)
 _user_message = msgspec.json.Decoder(_UserMessageEvent)
 _exec_end = msgspec.json.Decoder(_ExecEnd)
 _item_completed = msgspec.json.Decoder(_ItemCompleted)
-_wrapped = msgspec.json.Decoder(_Wrapped)
 _object = msgspec.json.Decoder(dict[str, object])
-_parts = msgspec.json.Decoder(list[_Part])
+_parts = msgspec.json.Decoder(list[Part])
 _encoder = msgspec.json.Encoder()
 _DECODING = (msgspec.MsgspecError, RecursionError, ValueError, OverflowError)
 _CALLS = frozenset(["function_call", "custom_tool_call", "local_shell_call"])
 _OUTPUTS = frozenset(["function_call_output", "custom_tool_call_output"])
-
-
-# -- what a line says ---------------------------------------------------------------------------
-
-def patch_paths(patch: str) -> tuple[str, ...]:
-    """The paths an apply_patch patch adds, updates, deletes or moves to, in order, once."""
-    return tuple(dict.fromkeys(m.group(1) for m in _PATCH_PATH.finditer(patch)))
-
-
-def shown_command(argv: list[str]) -> str:
-    """An argv as a shell would show it; `bash -lc SCRIPT` as the script alone."""
-    if (len(argv) == 3 and posixpath.basename(argv[0]) in SHELLS
-            and argv[1] in ("-lc", "-c", "-l", "-ic")):
-        return argv[2]
-    return shlex.join(argv)
-
-
-def _patch_of(argv: list[str]) -> str | None:
-    """The patch a shell call hands to apply_patch, if it is one."""
-    if len(argv) == 2 and argv[0] in PATCH_COMMANDS:
-        return argv[1]
-    script = shown_command(argv)
-    if script.lstrip().split(" ", 1)[0] in PATCH_COMMANDS and "*** Begin Patch" in script:
-        return script
-    return None
-
-
-def _placed(paths: tuple[str, ...], workdir: str | None, cwd: str) -> tuple[str, ...]:
-    return tuple(relative(posixpath.normpath(posixpath.join(workdir, path))
-                          if workdir and not posixpath.isabs(path) else path, cwd)
-                 for path in paths)
-
-
-def _compact(given: object) -> str:
-    text = _encoder.encode(given).decode()
-    return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS - 1] + "…"
-
-
-def call_summary(name: str, given: dict[str, object], cwd: str
-                 ) -> tuple[str, tuple[str, ...] | msgspec.UnsetType]:
-    """A function call's `question` and `files`, from its name and its arguments."""
-    workdir = given.get("workdir")
-    workdir = workdir if isinstance(workdir, str) and workdir else None
-    patch = given.get("input") if name in PATCH_COMMANDS else None
-    command = given.get("command")
-    if isinstance(command, list) and all(isinstance(word, str) for word in command):
-        argv = [str(word) for word in command]
-        patch = _patch_of(argv)
-        if patch is None:
-            return shown_command(argv), msgspec.UNSET
-    for key in ("cmd", "command"):
-        script = given.get(key)
-        if patch is None and isinstance(script, str) and script:
-            if script.lstrip().split(" ", 1)[0] in PATCH_COMMANDS and "*** Begin" in script:
-                patch = script
-                break
-            return script, msgspec.UNSET
-    if isinstance(patch, str) and (paths := _placed(patch_paths(patch), workdir, cwd)):
-        return ", ".join(paths), paths
-    return _compact(given), msgspec.UNSET
-
-
-def _parts_text(parts: Iterable[_Part]) -> str:
-    return "\n".join(part.text for part in parts if part.text)
-
-
-def output_text(output: str | list[_Part] | dict[str, object]
-                ) -> tuple[str, bool | msgspec.UnsetType]:
-    """A tool output's text and what its exit code says (`ok`), when it says one."""
-    if isinstance(output, list):
-        text = _parts_text(output)
-    elif isinstance(output, dict):
-        content = output.get("content")
-        text = content if isinstance(content, str) else _compact(output)
-    else:
-        text = output
-    if text.startswith("{"):
-        try:
-            wrapped = _wrapped.decode(text)
-        except _DECODING:
-            pass
-        else:
-            code = (wrapped.metadata or {}).get("exit_code")
-            if isinstance(code, int) and not isinstance(code, bool):
-                return wrapped.output, code == 0
-            return wrapped.output, msgspec.UNSET
-    head = text.split("\nOutput:\n", 1)[0]
-    found = _EXIT.search(head)
-    if found is None:
-        return text, msgspec.UNSET
-    header = _HEADER.match(text)
-    return (text[header.end():] if header else text), int(found.group(1)) == 0
-
-
-def _user_item_text(content: object) -> str | None:
-    """A `UserMessage` item's text, from its text parts; None when it is not one."""
-    if not isinstance(content, list):
-        return None
-    texts = []
-    for part in content:
-        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-            return None
-        if part["type"] == "text":
-            text = part.get("text")
-            if not isinstance(text, str):
-                return None
-            texts.append(text)
-    return "\n".join(texts)
-
-
-def _injected(text: str) -> bool:
-    return text.lstrip().startswith(_INJECTED)
 
 
 # -- the conversion -----------------------------------------------------------------------------
@@ -469,7 +338,7 @@ class _Conversion:
             elif kind == "item_completed":
                 item = _item_completed.decode(line.payload).item
                 if item.type == "UserMessage":
-                    text = _user_item_text(item.content)
+                    text = user_item_text(item.content)
                     if text is None:
                         yield Problem(number, "a UserMessage item of unknown shape")
                         return
@@ -492,7 +361,7 @@ class _Conversion:
         repeats the `user_message` just read."""
         text = text.strip()
         echo, self.echo = self.echo, None
-        if not text or _injected(text) or (repeat and echo == text):
+        if not text or injected(text) or (repeat and echo == text):
             return
         ts = self.timestamp(number, line)
         if isinstance(ts, Problem):
