@@ -22,14 +22,14 @@ from horizon.hive.settings_files import config_path, load_global
 from horizon.imports import TranscriptReader
 from horizon.imports.follow import ImportReport, follow
 
-RUNTIMES = ("claude-code", "codex")
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _PEEK_LINES = 200
 
 
 def reader(runtime: str) -> TranscriptReader:
-    """A new reading of one of RUNTIMES' transcripts."""
+    """A new reading of a transcript of one of the runtimes `horizon import` reads
+    (`runtime_parser.RUNTIMES`)."""
     if runtime == "codex":
         from horizon.imports.codex import CodexReader
         return CodexReader()
