@@ -382,6 +382,40 @@ def test_an_import_stopped_by_sigterm_appends_nothing_twice_when_run_again(
     assert journal(hive) == journal(at_once), "stopped and run again: the same journal"
 
 
+@pytest.mark.parametrize("at", [1, 7, 40])
+def test_a_sigterm_just_after_an_entry_is_written_appends_it_once(
+        imported_whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], at: int) -> None:
+    """The narrowest window a timeout can hit: the entry is in the journal, the import
+    has not yet noted it. The stop waits until it has."""
+    import signal
+
+    import horizon.imports.follow as follow_module
+
+    calls = 0
+    real_append = follow_module.append
+
+    def append_then_sigterm(*args: Any, **kwargs: Any) -> None:
+        nonlocal calls
+        real_append(*args, **kwargs)
+        calls += 1
+        if calls == at:
+            os.kill(os.getpid(), signal.SIGTERM)  # delivered before the next line runs
+
+    hive = make_hive(tmp_path)
+    handler = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(follow_module, "append", append_then_sigterm)
+    try:
+        with pytest.raises(SystemExit):
+            run_import(hive, REAL, capsys)
+    finally:
+        signal.signal(signal.SIGTERM, handler)
+    assert len(journal(hive).splitlines()) == at
+    monkeypatch.setattr(follow_module, "append", real_append)
+    assert run_import(hive, REAL, capsys)[0] == 0
+    assert journal(hive) == journal(imported_whole)
+
+
 def test_a_tampered_or_hard_linked_record_is_refused_in_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hive = make_hive(tmp_path)

@@ -20,7 +20,7 @@ from horizon.core.settings import GlobalConfig
 from horizon.hive.layout import is_bee_name
 from horizon.hive.settings_files import config_path, load_global
 from horizon.imports import TranscriptReader
-from horizon.imports.follow import ImportReport, follow
+from horizon.imports.follow import HELD_STOP, ImportReport, follow
 
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -79,7 +79,7 @@ def stop_cleanly_on_sigterm(code: int) -> None:
     """A SIGTERM (a hook's timeout) ends the command through its `finally` blocks, so
     an import records how far it got before it goes."""
     def stop(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(code)
+        HELD_STOP.stop(SystemExit(code))
 
     signal.signal(signal.SIGTERM, stop)
 

@@ -56,6 +56,35 @@ MAX_PROBLEMS = 100  # lines skipped that are named; the others are counted
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+class _HeldStop:
+    """A stop (a SIGTERM at a hook's timeout) that comes while an entry is in the journal
+    but not yet in the progress is held until the progress holds it: taken at once, it
+    would leave the entry to be appended again by the next import."""
+
+    def __init__(self) -> None:
+        self.holding = 0
+        self.pending: BaseException | None = None
+
+    def __enter__(self) -> None:
+        self.holding += 1
+
+    def __exit__(self, *_: object) -> None:
+        self.holding -= 1
+        if not self.holding and self.pending is not None:
+            pending, self.pending = self.pending, None
+            raise pending
+
+    def stop(self, stopping: BaseException) -> None:
+        """Raise `stopping` now, or as soon as no entry is halfway recorded."""
+        if self.holding:
+            self.pending = stopping
+        else:
+            raise stopping
+
+
+HELD_STOP = _HeldStop()
+
+
 class ImportRefused(JournalError):
     """The transcript, the hive or the import record cannot be used; nothing was
     appended past what the report says."""
@@ -328,11 +357,12 @@ def _import(record: _Record, hive: Path, bee: str, path: Path, source: BinaryIO,
         offset = lines.ends.get(restart, start_offset if restart == start_line else None)
         if offset is None or skip_through is not None:
             return
-        record.document.transcripts.pop(key, None)  # the newest goes last
-        record.document.transcripts[key] = Progress(
-            offset, restart, progress.line, progress.uuid, _digest(source, offset))
-        record.save()
-        progress.saved = time.monotonic()
+        with HELD_STOP:
+            record.document.transcripts.pop(key, None)  # the newest goes last
+            record.document.transcripts[key] = Progress(
+                offset, restart, progress.line, progress.uuid, _digest(source, offset))
+            record.save()
+            progress.saved = time.monotonic()
 
     try:
         for result in reader.entries(lines):
@@ -348,15 +378,14 @@ def _import(record: _Record, hive: Path, bee: str, path: Path, source: BinaryIO,
                     continue
                 if result.line_number <= progress.line or not (result.settled or final):
                     continue
-                if _appended(hive, bee, result.entry, max_line_bytes, report):
-                    progress = _Progress(result.line_number, result.uuid, progress.saved)
-                    if time.monotonic() - progress.saved > SAVE_EVERY_S:
-                        save()
+                with HELD_STOP:
+                    if _appended(hive, bee, result.entry, max_line_bytes, report):
+                        progress = _Progress(result.line_number, result.uuid,
+                                             progress.saved)
+                if time.monotonic() - progress.saved > SAVE_EVERY_S:
+                    save()
     finally:
-        for number in lines.overlong:
-            report.problem(Problem(number, f"over {MAX_TRANSCRIPT_LINE >> 20} MiB"))
-        report.lines_read = lines.number - start_line
-        report.bytes_read = lines.offset - start_offset
+        _tally(report, lines, start_line, start_offset)
         if skip_through is None:
             save()
     if skip_through is not None and known is not None:
@@ -365,6 +394,13 @@ def _import(record: _Record, hive: Path, bee: str, path: Path, source: BinaryIO,
             "not a longer version of the transcript imported before, so nothing was "
             f"appended (remove its record in {record.name} to import it whole)")
     return report
+
+
+def _tally(report: ImportReport, lines: _Lines, start_line: int, start_offset: int) -> None:
+    for number in lines.overlong:
+        report.problem(Problem(number, f"over {MAX_TRANSCRIPT_LINE >> 20} MiB"))
+    report.lines_read = lines.number - start_line
+    report.bytes_read = lines.offset - start_offset
 
 
 @dataclass
