@@ -385,9 +385,10 @@ def _import(record: _Record, hive: Path, bee: str, path: Path, source: BinaryIO,
                 if time.monotonic() - progress.saved > SAVE_EVERY_S:
                     save()
     finally:
-        _tally(report, lines, start_line, start_offset)
-        if skip_through is None:
-            save()
+        with HELD_STOP:  # a stop now would skip the save below
+            _tally(report, lines, start_line, start_offset)
+            if skip_through is None:
+                save()
     if skip_through is not None and known is not None:
         raise ImportRefused(
             f"{path}: does not hold the line imported last from it ({known.uuid}); it is "
