@@ -173,6 +173,21 @@ def test_refuses_its_own_folder_while_a_daemon_serves_it(tmp_path: Path) -> None
     wait_for(lambda: not lock_held(folder), "the lock released")
 
 
+def test_its_daemon_stopped_before_it_is_up_stops_cleanly(tmp_path: Path) -> None:
+    """The demo may stop its daemon before a loaded machine has imported it: the stop
+    waits for the daemon's handlers, it never kills by the default action."""
+    from horizon.cli import demo, demo_hive
+
+    config = demo_hive.write_config(demo_hive.make_hive(tmp_path / "demo-hive"))
+    for _ in range(3):
+        daemon = demo.start_daemon(config)
+        daemon.process.send_signal(signal.SIGTERM)  # at once: it is still importing
+        assert daemon.process.wait(timeout=60) == 0
+        assert daemon.process.stdin is not None
+        daemon.process.stdin.close()
+        daemon.signals.restore()
+
+
 # --- its own folder, twice ----------------------------------------------------------------
 
 

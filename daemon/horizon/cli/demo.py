@@ -52,6 +52,7 @@ CATCH_UP_S = 1.0
 # The daemon's process: `horizon run` with a thread that stops it when its stdin closes.
 _GUARDED_RUN = ("import sys; from horizon.cli.demo import serve_guarded; "
                 "sys.exit(serve_guarded(sys.argv[1]))")
+_STOPS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 _GUARDED_WEB = ("import sys; from horizon.cli.demo import web_guarded; "
                 "sys.exit(web_guarded(sys.argv[1], sys.argv[2]))")
 WEB_ERRORS = "web.err"
@@ -148,12 +149,19 @@ def start_daemon(config: Path) -> DemoDaemon:
     signals.install()
     errors = config.parent / LOG_DIR / DAEMON_ERRORS
     errors.parent.mkdir(mode=0o750, exist_ok=True)
-    with errors.open("wb") as stream:
-        process = subprocess.Popen(
-            [sys.executable, "-c", _GUARDED_RUN, str(config)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stream,
-            start_new_session=True,
-        )
+    # The daemon starts with the stop signals blocked (a mask outlives exec) and unblocks
+    # them once its handlers are in: the demo may stop it before a loaded machine has
+    # even imported it, and that stop must be a clean one.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        with errors.open("wb") as stream:
+            process = subprocess.Popen(
+                [sys.executable, "-c", _GUARDED_RUN, str(config)],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stream,
+                start_new_session=True,
+            )
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return DemoDaemon(process, errors, os.getppid(), signals)
 
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -325,9 +326,13 @@ def demo(args: argparse.Namespace) -> int:
         config_file = demo_hive.write_config(hive)
         config = load_global(config_file)
         daemon = demo_run.start_daemon(config_file)
-        web, where = demo_run.start_web(config_file)
+        web: subprocess.Popen[bytes] | None = None
+        written = 0
         try:
+            web, where = demo_run.start_web(config_file)
             written = demo_run.simulate(hive, config, args.seconds, daemon, web=where)
+        except KeyboardInterrupt:
+            pass  # stopped before the first exchange: the same teardown, 0 written
         finally:
             demo_run.stop_web(web)
             code = demo_run.stop_daemon(daemon)

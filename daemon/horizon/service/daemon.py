@@ -37,6 +37,9 @@ class Daemon:
         signal.signal(signal.SIGTERM, self._on_stop)
         signal.signal(signal.SIGINT, self._on_stop)
         signal.signal(signal.SIGHUP, self._on_hup)
+        # A launcher may hold them blocked until now (the demo does): taken from here on.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK,
+                               {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
         problem = self._start()
         if problem is not None:
             print(f"horizon: {problem}", file=sys.stderr)
