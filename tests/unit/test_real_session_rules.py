@@ -406,6 +406,13 @@ def test_a_withdrawn_rule_leaves_paroles_and_its_withdrawal_stays() -> None:
     ("Write the failing test first, watch it fail, then fix the code.", True),
     ("Then run the whole suite and tell me what breaks, please.", False),
     ("Write the regression test for parse_wind first, then fix it.", False),
+    # A task said by what it acts on names no file, yet it is work for now.
+    ("Remove the dead code in the build script and simplify the loop that reads it.", False),
+    ("Inline the helper that wraps the retry loop, it only has one caller anyway.", False),
+    ("Speed up the slow path in the exporter, it takes most of the time on big runs.", False),
+    ("Ajoute une validation dans l'admin pour les dates de fin avant le début.", False),
+    # A quantifier says it holds every time.
+    ("Remove any debug print you add before you hand the work back to me.", True),
 ])
 def test_a_general_instruction_stands_and_a_task_names_its_object(words: str,
                                                                   stands: bool) -> None:

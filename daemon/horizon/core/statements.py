@@ -261,7 +261,9 @@ _IMPERATIVE = Pattern(
     r"documente|change|passe|utilise|commence|termine|ouvre|ferme|gère|migre|nettoie|"
     r"reprends|prépare|branche|remplace|configure|découpe|livre|rédige|occupe-toi|"
     r"attaque|monte|installe|annule|jette|essaie|rends|répare|reproduis|dis-moi|dites-moi|"
-    r"explique|compare|mesure|profile|simplifie|optimise|ajuste|let's|let\s+us)\b")
+    r"explique|compare|mesure|profile|simplifie|optimise|ajuste|let's|let\s+us|"
+    r"inline|speed\s+up|simplify|optimi[sz]e|tidy|tighten|trim|shorten|validate|cache|"
+    r"expose|rework|polish|harden|accélère|allège|valide|retravaille)\b")
 
 
 def is_question(text: str) -> bool:
@@ -339,7 +341,23 @@ def is_general(text: str) -> bool:
     deleting anything that isn't yours"): a task names its file, its test, its ticket."""
     head = text[:1200]
     return (len(WORD.findall(head)) >= GENERAL_WORDS and not names_something(head)
-            and _FOR_NOW.match(head) is None)
+            and _FOR_NOW.match(head) is None and not _on_a_thing(fold_case(head)))
+
+
+def _on_a_thing(folded: str) -> bool:
+    return (_ON_A_THING.match(folded) is not None and _FOR_ALL.search(folded) is None
+            and _METHOD.search(folded) is None)
+
+
+# A task said by what it acts on: a verb of work, then the thing ("Remove the dead code in
+# the build script", "Ajoute une validation dans l'admin"); a rule says how, for every
+# case, and its quantifiers or its order of work ("first…, then…") make it a rule.
+_ON_A_THING = Pattern(
+    _IMPERATIVE.pattern + r"(?:\s+(?:up|out|down|away|over))?\s+"
+    r"(?:the|a|an|this|that|these|those|our|le|la|les|l'|un|une|des|du|ce|cet|cette|ces|"
+    r"notre|nos)(?:\b|(?<=')|\s)")
+
+_FOR_ALL = Pattern(r"\b(?:all|any|anything|everything|nothing|tout|tous|toutes|rien)\b")
 
 
 def is_method(text: str) -> bool:
