@@ -417,3 +417,40 @@ def test_a_withdrawn_rule_leaves_paroles_and_its_withdrawal_stays() -> None:
 def test_a_general_instruction_stands_and_a_task_names_its_object(words: str,
                                                                   stands: bool) -> None:
     assert is_passing_word(words) is not stands
+
+
+@pytest.mark.parametrize(("rule", "later"), [
+    # The rule named first, its end after it.
+    ("Never touch anything under vendor/, it is generated.",
+     "The vendor/ rule no longer applies."),
+    ("Don't run the androidTest suite locally, it takes forever; CI does it.",
+     "The androidTest restriction is lifted, go ahead."),
+    ("Ne lance jamais les migrations sur la base partagée.",
+     "La consigne sur les migrations est levée."),
+    ("Always squash your commits before pushing.", "Scratch the rule about squashing."),
+    # A replacement that names what it replaces, the older rule choosing nothing.
+    ("Run the tests with `cargo test` before each commit.",
+     "Going forward, run `cargo nextest run` instead of `cargo test` before committing."),
+    ("Format with black before each commit.",
+     "Switch to ruff format rather than black from now on."),
+    ("Toujours utiliser pip pour installer.", "Désormais utilise uv au lieu de pip."),
+    ("Log with print statements in scripts only.",
+     "Actually use the logging module, not print, from now on."),
+])
+def test_a_rule_taken_back_in_other_words_is_withdrawn(rule: str, later: str) -> None:
+    other = Quote(3, "Keep lines under 100 characters and wrap long calls.")
+    quotes = (Quote(1, rule), other, Quote(9, later))
+    assert withdrawn(quotes) == {1}
+
+
+@pytest.mark.parametrize("later", [
+    "Drop the requirements.txt file, we use uv now.",
+    "Keep the retry policy as it is.",
+    "Run the suite, not just the unit tests, before you push.",
+    "Prefer composition rather than inheritance in new code.",
+])
+def test_words_that_withdraw_nothing_leave_every_rule(later: str) -> None:
+    quotes = (Quote(1, "Write a unit test for every bug fix you make."),
+              Quote(2, "Pin every requirement to an exact version."),
+              Quote(9, later))
+    assert withdrawn(quotes) == frozenset()

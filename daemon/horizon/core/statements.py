@@ -298,15 +298,25 @@ def names_something(text: str) -> bool:
                for match in _NAMES.finditer(text))
 
 
+# What a standing rule is called when the operator takes it back.
+_A_RULE = (r"rules?|règles?|consignes?|instructions?|polic(?:y|ies)|conventions?|"
+           r"restrictions?|contraintes?|interdictions?")
 # Words that withdraw or replace a standing rule ("Forget the rule about squashing",
 # "you can push small commits now, no need to squash", "oublie la règle sur…").
 _WITHDRAWS = Pattern(
-    r"\b(?:forget|drop|scrap|ignore|lift|withdraw|cancel|disregard|no\s+longer|not\s+any\s*more|"
-    r"replaces|supersedes|remplace|annule\s+et\s+remplace|"
+    r"\b(?:forget|drop|scrap|scratch|ignore|lift|relax|retire|withdraw|cancel|disregard|"
+    r"no\s+longer|not\s+any\s*more|replaces|supersedes|remplace|annule\s+et\s+remplace|"
     r"no\s+need\s+to|you\s+(?:can|may)\s+now|is\s+(?:lifted|withdrawn|cancelled|over|void)|"
     r"oublie[zr]?|annule[zr]?|laisse\s+tomber|plus\s+besoin|n'est\s+plus|ne\s+\w+\s+plus|"
-    r"tu\s+peux\s+(?:désormais|maintenant))\b[^.!?\n]{0,80}?\b(?:rule|rules|règle|règles|"
-    r"consigne|instruction|policy|convention|squash\w*|what\s+i\s+said|ce\s+que\s+j'ai\s+dit)\b",
+    r"tu\s+peux\s+(?:désormais|maintenant)|lève|levez)\b[^.!?\n]{0,80}?\b(?:" + _A_RULE + r"|"
+    r"squash\w*|what\s+i\s+said|ce\s+que\s+j'ai\s+dit)\b"
+    # Or the rule first, then its end ("The vendor/ rule no longer applies", "The
+    # androidTest restriction is lifted", "La consigne sur les migrations est levée").
+    r"|\b(?:" + _A_RULE + r"|constraints?)\b[^.!?\n]{0,40}?\b(?:"
+    r"no\s+longer\s+(?:applies|apply|holds|stands)|(?:does\s+not|doesn't|don't|do\s+not)\s+apply\s+any\s*more|"
+    r"(?:is|are)\s+(?:now\s+)?(?:lifted|withdrawn|cancelled|canceled|void|retired|dropped|"
+    r"gone)|ne\s+s'appliquen?t?\s+plus|(?:est|sont)\s+(?:levée?s?|annulée?s?|caduques?|"
+    r"tombée?s?))\b",
     re.IGNORECASE)
 
 

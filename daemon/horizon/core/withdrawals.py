@@ -12,11 +12,13 @@ withdrawal, not the rule.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from horizon.core.choices import chosen_words
-from horizon.core.decisions import dropped_words, words_in_order
+from horizon.core.decisions import dropped_words, is_plain_word, words_in_order
+from horizon.core.patterns import Pattern
 from horizon.core.statements import WORD, fold_case, withdrawal_subject, withdraws_rule
 
 
@@ -47,9 +49,11 @@ def withdrawn(quotes: Sequence[Said]) -> frozenset[int]:
                 continue
             said = _words(quote.text)
             at = [index for index, word in enumerate(said) if word in words]
-            if at:  # the same words before words of the same stem ("changelog", "changes")
-                scores.append(((len(whole & _whole(quote.text)), len(at), -sum(at)),
-                               quote.seq))
+            shared = len(whole & _whole(quote.text))
+            # The same words before words of the same stem ("changelog", "changes"); a
+            # subject said only by its path ("The vendor/ rule…") by that path's words.
+            if at or (not words and shared):
+                scores.append(((shared, len(at), -sum(at)), quote.seq))
         best = max((score for score, _ in scores), default=None)
         matched = [seq for score, seq in scores if score == best]
         if len(matched) == 1:
@@ -67,7 +71,9 @@ _WITHDRAWING = frozenset(_stem for _stem in (
     "rule", "rules", "regle", "consi", "instr", "polic", "conve", "forge", "forgo", "oubli",
     "scrap", "ignor", "lift", "withd", "cance", "disre", "annul", "laiss", "tombe", "besoi",
     "said", "dit", "earli", "previ", "avant", "préc", "prece", "suivr", "follo", "gave",
-    "donne", "longe", "anymo", "matte", "about", "conce", "repla", "rempl", "super"))
+    "donne", "longe", "anymo", "matte", "about", "conce", "repla", "rempl", "super",
+    "scrat", "relax", "retir", "restr", "lifte", "appli", "holds", "stand", "levee", "dropp",
+    "gone", "void", "caduq", "const"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -97,8 +103,10 @@ def _whole(text: str) -> frozenset[str]:
                      if len(word) >= 3) - _WHOLE_WITHDRAWING
 
 
-_WHOLE_WITHDRAWING = frozenset(["rule", "rules", "règle", "règles", "about", "sur", "the",
-                                "this", "replaces", "remplace", "forget", "oublie"])
+_WHOLE_WITHDRAWING = frozenset([
+    "rule", "rules", "règle", "règles", "about", "sur", "the", "this", "replaces", "remplace",
+    "forget", "oublie", "longer", "applies", "apply", "lifted", "restriction", "consigne",
+    "est", "levée", "plus", "any", "more", "anymore", "now", "gone", "dropped", "scratch"])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -107,14 +115,39 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 def _replaced(quotes: Sequence[Said]) -> Iterator[int]:
+    """Older standing words that a newer one sets aside: what it stops choosing ("From now
+    on use bun, not pnpm" replaces "Always use pnpm"), or what it names as replaced ("run
+    `cargo nextest run` instead of `cargo test`" replaces "Run `cargo test` before each
+    commit", which chose nothing)."""
     for newer in quotes:
-        if newer.passing or not _chooses(newer.text):
+        if newer.passing:
             continue
-        dropped = _dropped(newer.text)
-        if not dropped:
+        dropped = _dropped(newer.text) if _chooses(newer.text) else frozenset()
+        replaced = _replaced_words(newer.text)
+        if not dropped and not replaced:
             continue
         yield from (quote.seq for quote in quotes if quote.seq < newer.seq
-                    and not quote.passing and _chooses(quote.text) & dropped)
+                    and not quote.passing and not _withdraws(quote.text)
+                    and (dropped & (_chooses(quote.text) | frozenset(_words(quote.text)))
+                         or replaced & (frozenset(_words(quote.text)) | _whole(quote.text))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _replaced_words(text: str) -> frozenset[str]:
+    """The words of what standing words name as replaced: cut to their stems, and whole
+    for a command said as code (`cargo test`), which the stems leave out."""
+    found: set[str] = set()
+    for match in _REPLACING.finditer(text[:1200]):
+        said = match.group(1).replace("/", " ")
+        found |= set(_words(said))
+        found |= {word for word in _whole(said) if not is_plain_word(word)}
+    return frozenset(found)
+
+
+_REPLACING = Pattern(
+    r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|au\s+lieu\s+d[eu']|plutôt\s+que|"
+    r"à\s+la\s+place\s+d[eu'])\s*(?:the\s+|l[ae']\s*|les\s+)?`?([\w.+#/-]+(?:\s+[\w.+#-]+)?)",
+    re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=4096)
