@@ -416,3 +416,36 @@ def test_a_request_said_again_stands() -> None:
     session.operator("Write the regression test for parse_wind first, then fix it.", "Still holds.")
     assert [(quote.seqs, quote.passing) for quote in session.recit().paroles] == [((1, 3),
                                                                                     False)]
+
+
+RUNNER_FAILURES = {
+    "go test ./...": ("=== RUN   TestParseConfig\n    config_test.go:42: expected 3, got 2\n"
+                      "--- FAIL: TestParseConfig (0.00s)\nFAIL\n"
+                      "FAIL\tgithub.com/acme/svc/internal/config\t0.012s\nFAIL",
+                      "TestParseConfig"),
+    "cargo test": ("running 12 tests\ntest parser::tests::rejects_tabs ... FAILED\n\n"
+                   "failures:\n    parser::tests::rejects_tabs\n\n"
+                   "test result: FAILED. 11 passed; 1 failed; 0 ignored",
+                   "parser::tests::rejects_tabs"),
+    "./gradlew test": ("> Task :app:test\n\nInvoiceServiceTest > computesVat() FAILED\n"
+                       "    org.opentest4j.AssertionFailedError at InvoiceServiceTest.kt:31\n\n"
+                       "12 tests completed, 1 failed\n\nFAILURE: Build failed with an exception.",
+                       "InvoiceServiceTest.computesVat"),
+    "python manage.py test booking": (
+        "FAIL: test_end_before_start (booking.tests.test_forms.BookingFormTests)\n"
+        "AssertionError: True is not false\n\nRan 7 tests in 0.031s\n\nFAILED (failures=1)",
+        "test_end_before_start"),
+    "pnpm vitest run": (" ❯ src/components/Cart.test.tsx (3 tests | 1 failed) 20ms\n"
+                        "   × Cart > applies the coupon once 8ms\n"
+                        "     → expected 90 to be 80\n\n Tests  1 failed | 6 passed (7)",
+                        "Cart > applies the coupon once"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(RUNNER_FAILURES))
+def test_an_open_failure_names_the_test_its_runner_says_failed(command: str) -> None:
+    output, name = RUNNER_FAILURES[command]
+    session = Session()
+    session.call(command, output, ok=False)
+    [line] = session.section("Erreurs")
+    assert command in line and name in line

@@ -24,7 +24,7 @@ from horizon.core.statements import (
     is_rule,
     stated_step,
 )
-from horizon.core.test_runs import failed_tests, test_run
+from horizon.core.test_runs import failed_tests, failing_names, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
 from horizon.core.trackers import shown_states, tracker_states
@@ -176,6 +176,10 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     if item.ok is False and failure is None:
         failure = _last_line(answer)
     failed = failed_tests(answer) if failure is not None and run is not None else ()
+    if failure is not None and shell and not failed:
+        # A verdict names no test, and no test file names it either: the runner's lines do.
+        named = [name for name in failing_names(answer) if name not in failure]
+        failure = f"{', '.join(named)} — {failure}" if named else failure
     # A command names its tickets at work; its words may close them (a commit message).
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)
                for name, state, sentence in ticket_states(question)]

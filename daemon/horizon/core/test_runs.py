@@ -186,3 +186,29 @@ def failed_tests(output: str) -> tuple[tuple[str, str], ...]:
         if path:
             found.setdefault((path, f"{path}{match.group(2)}" if match.group(2) else ""))
     return tuple(found)[:16]
+
+
+FAILING_NAMES = 3  # named on a failure's line; the rest are in the journal
+NAMES_CHARS = 20_000  # of an output's end, where runners list what failed
+
+
+def failing_names(output: str) -> tuple[str, ...]:
+    """The tests an output names as failed, in each runner's own words: `go test`'s
+    `--- FAIL: TestX`, cargo's `test a::b ... FAILED`, Gradle's `Class > method() FAILED`,
+    unittest's `FAIL: test_x (…)`, vitest's or jest's `× name`, pytest's `FAILED p::t`."""
+    found: dict[str, None] = {}
+    for match in _FAILING_NAME.finditer(output[-NAMES_CHARS:]):
+        name = ".".join(group for group in match.groups() if group)
+        found.setdefault(name.strip()[:80])
+        if len(found) == FAILING_NAMES:
+            break
+    return tuple(found)
+
+
+_FAILING_NAME = Pattern(
+    r"^[ \t]*--- FAIL: (\S+)"
+    r"|^test (\S+) \.\.\. FAILED"
+    r"|^[ \t]*([\w.$]+) > ([\w$ .-]+?)(?:\(\))? FAILED[ \t]*$"
+    r"|^(?:FAIL|ERROR): (test\w*) \("
+    r"|^[ \t]*[×✕✗][ \t]+(.+?)(?:[ \t]+\d+[ \t]*ms)?[ \t]*$"
+    r"|^FAILED [\w./@+-]+::(\S+)", re.MULTILINE)
