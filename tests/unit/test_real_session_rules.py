@@ -77,6 +77,10 @@ def test_runtime_noise_is_neither_quoted_nor_read() -> None:
                                            "make manifests-check"),
     ("nslookup api.internal", "scripts/smoke.sh"), ("tsc --noEmit", "npm run build"),
     ("ruff check src", "just lint"), ("cargo clippy", "make"),
+    # A tool a package manager launches is that tool.
+    ("pnpm tsc --noEmit", "pnpm build"), ("pnpm exec eslint src", "pnpm lint"),
+    ("pnpm --filter web exec tsc", "pnpm --filter web build"), ("uv run mypy src", "make check"),
+    ("npm exec -- eslint .", "npm run lint"),
 ])
 def test_a_failure_is_fixed_by_the_wrapper_that_runs_it(failing: str, wrapper: str) -> None:
     session = Session()

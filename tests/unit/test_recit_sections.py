@@ -97,6 +97,24 @@ def test_a_whole_suite_run_fixes_test_failures_and_a_filtered_one_does_not() -> 
     assert session.section("Erreurs") == []
 
 
+@pytest.mark.parametrize("sessions", ["nox -s tests", "tox -e py311", "nox -s tests-3.12",
+                                      "tox -e py311,py312", "nox --session=unit"])
+def test_a_tox_or_nox_session_that_tests_runs_the_whole_suite(sessions: str) -> None:
+    session = Session()
+    session.call("pytest tests/test_wind.py", FAILED)
+    session.call(sessions, PASSED)
+    assert session.section("Erreurs") == []
+
+
+@pytest.mark.parametrize("other", ["nox -s lint", "tox -e py311,docs",
+                                   "nox -s tests -- tests/test_rain.py"])
+def test_a_tox_or_nox_session_that_does_something_else_fixes_no_test(other: str) -> None:
+    session = Session()
+    session.call("pytest tests/test_wind.py", FAILED)
+    session.call(other, PASSED)
+    assert session.section("Erreurs")
+
+
 def test_a_test_run_covering_the_failing_path_fixes_it() -> None:
     session = Session()
     session.call("pytest -q", FAILED)  # the suite names the failing file

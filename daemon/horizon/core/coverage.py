@@ -42,7 +42,7 @@ _BUILD_SUBCOMMANDS = {"cargo": {"build": BUILD, "check": TYPES, "clippy": LINT,
                       "mix": {"compile": BUILD, "format": LINT, "credo": LINT,
                               "dialyzer": TYPES},
                       "terraform": {"validate": LINT, "fmt": LINT},
-                      "npx": {}, "deno": {"check": TYPES, "lint": LINT, "fmt": LINT}}
+                      "deno": {"check": TYPES, "lint": LINT, "fmt": LINT}}
 _PROBES = frozenset(["nslookup", "dig", "host", "ping", "curl", "wget", "nc", "ncat",
                      "telnet", "traceroute", "mtr", "openssl", "grpcurl", "httpie", "http"])
 _RUNNERS = {"make": 1, "gmake": 1, "just": 1, "task": 1, "mage": 1, "rake": 1,
@@ -69,11 +69,15 @@ def failed_kind(command: str) -> str | None:
         if not words:
             continue
         program = words[0].rsplit("/", 1)[-1]
+        launched = _launched(program, words[1:])
+        if launched:  # `pnpm exec tsc`, `npx eslint`, `uv run mypy`: the tool it runs
+            kind = failed_kind(" ".join(launched))
+            if kind is not None:
+                return kind
+            continue
         subcommands = _BUILD_SUBCOMMANDS.get(program)
         if subcommands is not None:
             rest = [word for word in words[1:] if not word.startswith("-")]
-            if program == "npx" and rest:
-                return failed_kind(" ".join(rest))
             if rest and rest[0] in subcommands:
                 return subcommands[rest[0]]
             continue
@@ -88,6 +92,34 @@ def failed_kind(command: str) -> str | None:
         if program in _PROBES:
             return PROBE
     return None
+
+
+def _launched(program: str, words: list[str]) -> list[str]:
+    """The command a package manager launches (`pnpm --filter web exec tsc` launches
+    `tsc`), or nothing when it launches none."""
+    subcommands = _LAUNCHERS.get(program)
+    if subcommands is None:
+        return []
+    rest = list(words)
+    while rest and rest[0].startswith("-"):  # its own options, and their values
+        option = rest.pop(0)
+        if option in _LAUNCHER_VALUED and rest:
+            rest.pop(0)
+    if rest and rest[0] in subcommands:
+        rest = rest[1:]
+    elif subcommands and program not in ("pnpm", "yarn"):
+        return []
+    return rest[1:] if rest[:1] == ["--"] else rest
+
+
+# Package managers that launch a tool, by the subcommands that do (none: every word is
+# the tool; `pnpm tsc` and `yarn eslint` launch one without `exec`).
+_LAUNCHERS: dict[str, tuple[str, ...]] = {
+    "npx": (), "pnpx": (), "bunx": (), "uvx": (), "pnpm": ("exec", "dlx"),
+    "yarn": ("exec", "dlx"), "npm": ("exec",), "uv": ("run",), "poetry": ("run",),
+    "pipenv": ("run",), "pdm": ("run",), "hatch": ("run",), "rye": ("run",)}
+_LAUNCHER_VALUED = frozenset(["--filter", "-F", "--dir", "-C", "--cwd", "--workspace",
+                              "-w", "--package", "-p", "--with", "--python", "--env"])
 
 
 def _task_kind(tasks: list[str]) -> str:

@@ -97,6 +97,8 @@ def test_run(command: str) -> TestRun | None:
             continue
         for runner, family in _RUNNERS_BY_PROGRAM.get(words[0] if words else "", ()):
             if tuple(words[:len(runner)]) == runner:
+                if family in ("tox", "nox"):
+                    return _sessions_run(f"{folder}:{family}", words[1:])
                 return _targets(f"{folder}:{family}", words[len(runner):])
         if words[:2] in (["npm", "run"], ["yarn", "run"], ["pnpm", "run"], ["bun", "run"]) \
                 and len(words) > 2 and _TEST_SCRIPT.match(words[2]):
@@ -106,6 +108,30 @@ def test_run(command: str) -> TestRun | None:
                 _TEST_SCRIPT.match(word) for word in words[1:] if not word.startswith("-")):
             return TestRun(f"{folder}:{words[0].rsplit('/', 1)[-1]}", (), (), True, False)
     return None
+
+
+def _sessions_run(family: str, words: list[str]) -> TestRun | None:
+    """A tox or nox run: its sessions (`-s tests`, `-e py311`) choose environments, not
+    tests, so sessions that test run the whole suite, unless what follows `--` narrows
+    it; a session that does something else (`-s lint`) runs no test."""
+    cut = words.index("--") if "--" in words else len(words)
+    mine, passed = words[:cut], words[cut + 1:]
+    sessions: list[str] = []
+    for at, word in enumerate(mine):
+        name, _, value = word.partition("=")
+        if name in _SESSION_OPTIONS:
+            chosen = value or (mine[at + 1] if at + 1 < len(mine) else "")
+            sessions += [part for part in chosen.split(",") if part]
+    if any(not _TEST_SESSION.match(session.lower()) for session in sessions):
+        return None
+    return _targets(family, passed)
+
+
+_SESSION_OPTIONS = frozenset(["-s", "--session", "--sessions", "-e", "--envlist", "-f",
+                              "--factor"])
+# A session that runs the tests: by its name, or by the Python it runs them with.
+_TEST_SESSION = Pattern(r"^(?:tests?|unit|pytest|py\d*|py?\d+(?:\.\d+)?|"
+                        r"(?:tests?|unit)[-_:.]?[\w.]*)$")
 
 
 def _targets(family: str, words: list[str]) -> TestRun:
