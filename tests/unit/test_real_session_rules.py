@@ -432,6 +432,13 @@ def test_a_general_instruction_stands_and_a_task_names_its_object(words: str,
     ("Ne lance jamais les migrations sur la base partagée.",
      "La consigne sur les migrations est levée."),
     ("Always squash your commits before pushing.", "Scratch the rule about squashing."),
+    # A subject said with a path whose dot is no mark, or by the path alone.
+    ("Don't add new dependencies to go.mod without asking me first.",
+     "you can ignore what I said about go.mod dependencies, add what you need."),
+    ("Ne modifie jamais les fichiers de data/raw/, ils sont en lecture seule.",
+     "tu peux oublier ce que j'ai dit sur data/raw, on a une copie maintenant."),
+    ("Never force-push to shared branches.",
+     "The force-push restriction is lifted, rebase and force-push as you like."),
     # A replacement that names what it replaces, the older rule choosing nothing.
     ("Run the tests with `cargo test` before each commit.",
      "Going forward, run `cargo nextest run` instead of `cargo test` before committing."),

@@ -333,9 +333,13 @@ def withdrawal_subject(text: str) -> tuple[str, str] | None:
     found = _WITHDRAWS.search(text)
     if found is None:
         return None
-    ends = [at for at in (text.find(mark, found.end()) for mark in ",.:;!?—\n") if at >= 0]
+    # A mark ends the clause where a space follows it: `go.mod` and `3.11` go on.
+    end = _CLAUSE_END.search(text, found.end())
     start = max(text.rfind(mark, 0, found.start()) for mark in ".!?\n") + 1
-    return text[found.start():min(ends, default=len(text))], text[start:found.start()]
+    return text[found.start():end.start() if end else len(text)], text[start:found.start()]
+
+
+_CLAUSE_END = Pattern(r"[,.:;!?](?=\s|$)|—|\n")
 
 
 def is_rule(text: str) -> bool:

@@ -73,7 +73,7 @@ _WITHDRAWING = frozenset(_stem for _stem in (
     "said", "dit", "earli", "previ", "avant", "préc", "prece", "suivr", "follo", "gave",
     "donne", "longe", "anymo", "matte", "about", "conce", "repla", "rempl", "super",
     "scrat", "relax", "retir", "restr", "lifte", "appli", "holds", "stand", "levee", "dropp",
-    "gone", "void", "caduq", "const"))
+    "gone", "void", "caduq", "const", "you", "peux", "pouve", "vous"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -106,7 +106,8 @@ def _whole(text: str) -> frozenset[str]:
 _WHOLE_WITHDRAWING = frozenset([
     "rule", "rules", "règle", "règles", "about", "sur", "the", "this", "replaces", "remplace",
     "forget", "oublie", "longer", "applies", "apply", "lifted", "restriction", "consigne",
-    "est", "levée", "plus", "any", "more", "anymore", "now", "gone", "dropped", "scratch"])
+    "est", "levée", "plus", "any", "more", "anymore", "now", "gone", "dropped", "scratch",
+    "what", "said", "you", "can", "ignore", "oublier", "peux", "j'ai", "dit", "que"])
 
 
 @functools.lru_cache(maxsize=4096)
