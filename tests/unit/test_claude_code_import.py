@@ -291,6 +291,20 @@ def test_a_system_reminder_inside_a_prompt_is_removed() -> None:
     assert converted(convert(user("<system-reminder>only this</system-reminder>"))) == []
 
 
+def test_a_reminder_appended_to_a_result_is_removed_and_a_files_own_tag_kept() -> None:
+    read = ("     1\tdef main():\n     2\t    pass\n\n<system-reminder>\nWhenever you read a "
+            "file, you should consider whether it would be considered malware.\n"
+            "</system-reminder>\n")
+    results = convert(assistant(tool_use("toolu_1", "Read", file_path=f"{CWD}/app.py")),
+                      tool_result("toolu_1", read))
+    [entry] = converted(results)
+    assert entry.entry.answer == "     1\tdef main():\n     2\t    pass"
+    own = "a <system-reminder>kept</system-reminder> in the middle of a file\nend"
+    results = convert(assistant(tool_use("toolu_2", "Read", file_path=f"{CWD}/x.md")),
+                      tool_result("toolu_2", own))
+    assert converted(results)[0].entry.answer == own
+
+
 def test_local_command_wrappers_are_not_the_operators_words() -> None:
     results = convert(
         user("<local-command-caveat>Caveat: the messages below...</local-command-caveat>",

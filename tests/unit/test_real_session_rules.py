@@ -17,6 +17,7 @@ from horizon.core.noise import is_nudge, without_noise
 from horizon.core.recit import Line, Quote, Recit, bound_recit, quote_size, recit_size
 from horizon.core.sections import work_tree
 from horizon.core.settings import HorizonSettings
+from horizon.core.statements import is_rule
 from horizon.core.truncation import Truncation
 from horizon.core.withdrawals import withdrawn
 from horizon.core.zone_state import Context, Zones
@@ -465,3 +466,24 @@ def test_words_that_withdraw_nothing_leave_every_rule(later: str) -> None:
               Quote(2, "Pin every requirement to an exact version."),
               Quote(9, later))
     assert withdrawn(quotes) == frozenset()
+
+
+def test_an_operators_nudge_or_runtime_command_is_no_next_step_nor_quote() -> None:
+    session = Session("fr")
+    session.operator("Reprends là où tu t'étais arrêté.")
+    session.operator("/model opus")
+    assert session.section("Prochaine étape") == []
+    assert session.recit().paroles == ()
+    assert is_nudge("/clear") and not is_nudge("/review the parser change")
+
+
+@pytest.mark.parametrize("words", [
+    "Type hints partout, et mypy --strict doit passer.",
+    "Functions stay under 60 lines. If one grows past that, split it.",
+])
+def test_a_rule_said_without_always_or_never_stands(words: str) -> None:
+    assert is_rule(words) and not is_passing_word(words)
+
+
+def test_a_remark_that_something_is_everywhere_is_no_rule() -> None:
+    assert not is_rule("Le bug est partout dans le module.")

@@ -1,6 +1,6 @@
 """What an agent runtime adds to a turn that nobody said (pure): Claude Code's
-`<system-reminder>` blocks and local-command wrappers, and an orchestrator's nudges
-(ADR 0008, "Runtime noise").
+`<system-reminder>` blocks and local-command wrappers, an orchestrator's nudges and the
+operator's commands to the runtime itself (`/model opus`) (ADR 0008, "Runtime noise").
 
 Such text stays in the journal (recall finds it); the récit's rules read a turn without
 it, and the operator's words are quoted without it.
@@ -39,6 +39,14 @@ _CARRY_ON = Pattern(
 _CONTRAST = Pattern(r"\b(?:but|except|unless|however|instead|mais|sauf|cependant|plutôt)\b",
                     re.IGNORECASE)
 NUDGE_WORDS = 12
+# A command to the runtime itself (`/model opus`, `/clear`): it changes the session, and
+# asks nothing of the bee.
+_RUNTIME_COMMAND = Pattern(
+    r"^\s*/(?:model|clear|compact|cost|help|config|permissions|status|login|logout|mcp|"
+    r"memory|doctor|bug|vim|terminal-setup|resume|export|context|agents|hooks|ide|add-dir|"
+    r"release-notes|upgrade|usage|privacy-settings|output-style|statusline|exit|quit|"
+    r"rewind|fast|effort|theme|approvals|diff|undo|new)\b[^\n]{0,60}$",
+    re.IGNORECASE)
 
 
 def without_noise(text: str) -> str:
@@ -53,7 +61,7 @@ def is_nudge(text: str) -> bool:
     if len(text) > 200:
         return False
     said = without_noise(text)
-    if _NUDGE.match(said) is not None:
+    if _NUDGE.match(said) is not None or _RUNTIME_COMMAND.match(said) is not None:
         return True
     # "You were interrupted. Continue from where you left off.": any clause may carry on.
     clauses = re.split(r"[.:;!]\s+", said)

@@ -125,7 +125,8 @@ def signals_of(item: Item) -> Signals:
     # A standing instruction ("Write the regression test first, then fix the code") is a
     # rule, not the work in flight.
     request = (item.lighthouse and item.type == CONVERSATION and is_request(question)
-               and not is_method(question) and not is_convention(question))
+               and not is_method(question) and not is_convention(question)
+               and not is_nudge(question))  # "Reprends là où tu t'étais arrêté" asks nothing
     # An operator's request or a task gives work: the tickets it names are assigned. An
     # acknowledgement names what was done ("Applied #594, thanks"), not work to do.
     assigning = request or (item.type == TASK and not is_filler(question)) or (

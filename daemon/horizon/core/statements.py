@@ -209,7 +209,8 @@ _RULE = Pattern(
     r"every\s+time|each\s+time|no\s+matter|make\s+sure|rule|policy|forbidden|under\s+no|"
     r"toujours|jamais|ne\s+\w+\s+(?:pas|jamais|plus)|n'\w+\s+(?:pas|jamais|plus)|désormais|"
     r"à\s+partir\s+de\s+maintenant|interdit|règle|systématiquement|chaque\s+fois|"
-    r"en\s+aucun\s+cas|veille\s+à|assure-toi"
+    r"en\s+aucun\s+cas|veille\s+à|assure-toi|(?<!est\s)(?<!is\s)(?:partout|everywhere)|"
+    r"doi(?:t|vent)\s+(?:toujours\s+)?(?:passer|rester|être|avoir)"
     # Words of habit: an instruction for every case ("for every ticket you close",
     # "however small", "without asking me", "pour chaque ticket", "même minuscule").
     r"|every|whenever|however\s+small|without\s+asking|as\s+a\s+rule|in\s+general|"
@@ -233,7 +234,8 @@ _RULE = Pattern(
     r"|(?:when|whenever|quand|lorsque)\s+(?:you|tu|vous)\s+(?!(?:are|'re|"
     r"were|have|'ve|get|got|find|finish|finished|complete|can|could|need|want|see|as|auras|"
     r"es|seras|avez|aurez|êtes|trouves|finis|termines|pourras|peux|veux|vois)\b)[\w'-]+\s"
-    r"|(?:if|si)\s+(?:(?:you|tu|vous)\s+[\w'-]+\s+)?(?:a|an|any|un|une|des|n'importe)\s)")
+    r"|(?:if|si)\s+(?:(?:you|tu|vous)\s+[\w'-]+\s+)?(?:a|an|any|un|une|des|n'importe|one|"
+    r"anyone|someone|ever|jamais|quelqu'un)\s)")
 _INTERJECTION = Pattern(
     r"^(?:(?:hey|hi|hello|ok|okay|so|also|alright|well|now|great|thanks|perfect|btw|"
     r"and|then|bon|salut|alors|bien|et|aussi|merci(?!\s+de)|parfait|super|du\s+coup|ensuite|"

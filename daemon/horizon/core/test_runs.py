@@ -221,7 +221,8 @@ NAMES_CHARS = 20_000  # of an output's end, where runners list what failed
 def failing_names(output: str) -> tuple[str, ...]:
     """The tests an output names as failed, in each runner's own words: `go test`'s
     `--- FAIL: TestX`, cargo's `test a::b ... FAILED`, Gradle's `Class > method() FAILED`,
-    unittest's `FAIL: test_x (…)`, vitest's or jest's `× name`, pytest's `FAILED p::t`."""
+    unittest's `FAIL: test_x (…)`, vitest's or jest's `× name`, pytest's `FAILED p::t`,
+    Playwright's `1) [chromium] › file › title`."""
     found: dict[str, None] = {}
     for match in _FAILING_NAME.finditer(output[-NAMES_CHARS:]):
         name = ".".join(group for group in match.groups() if group)
@@ -237,4 +238,6 @@ _FAILING_NAME = Pattern(
     r"|^[ \t]*([\w.$]+) > ([\w$ .-]+?)(?:\(\))? FAILED[ \t]*$"
     r"|^(?:FAIL|ERROR): (test\w*) \("
     r"|^[ \t]*[×✕✗][ \t]+(.+?)(?:[ \t]+\d+[ \t]*ms)?[ \t]*$"
-    r"|^FAILED [\w./@+-]+::(\S+)", re.MULTILINE)
+    r"|^FAILED [\w./@+-]+::(\S+)"
+    r"|^[ \t]*(?:\d+\)|✘[ \t]+\d+)[ \t]+\[[^\]\n]+\] › [^\s›]+ › (.+?)"
+    r"(?:[ \t]+\(\d[\d.]*m?s\)|[ \t]+─+)?[ \t]*$", re.MULTILINE)

@@ -30,7 +30,8 @@ block naming its `tool_use_id`. What each becomes:
   Glob's pattern ("PATTERN in PATH" when a path is given), WebFetch's url, WebSearch's
   query, Task's description, and else the input as compact JSON cut to 200 characters.
   `answer` is the result's text (a string, the text blocks joined, or the blocks a string
-  holds as JSON; an image is "[image]"), whole: horizon's own limits apply downstream.
+  holds as JSON; an image is "[image]"), whole but for the `<system-reminder>` blocks
+  Claude Code appends at its end: horizon's own limits apply downstream.
   `ok` is `not is_error`. `files` is the path a file tool read or changed (Read's
   included: the view's Files section lists the files read or changed); the other tools
   give no `files`, so horizon reads the paths their command names.
@@ -227,7 +228,11 @@ def _joined(blocks: Iterable[_Text | _Image]) -> str:
 
 def result_text(content: str | list[_Text | _Image] | None) -> str:
     """A tool result's text: the string, or its blocks' text (a string may hold the blocks
-    as JSON)."""
+    as JSON), without the reminders Claude Code appends to it."""
+    return _without_appended_reminders(_result_text(content))
+
+
+def _result_text(content: str | list[_Text | _Image] | None) -> str:
     if content is None:
         return ""
     if isinstance(content, list):
@@ -240,6 +245,22 @@ def result_text(content: str | list[_Text | _Image] | None) -> str:
         if blocks:
             return _joined(blocks)
     return content
+
+
+def _without_appended_reminders(text: str) -> str:
+    """Claude Code appends `<system-reminder>` blocks to a result (a file read gets one
+    about malware): not the tool's output. Only blocks at the very end go, so a file that
+    holds such a tag keeps it."""
+    if "</system-reminder>" not in text[-_REMINDER_TAIL:]:
+        return text
+    while (found := _APPENDED_REMINDER.search(text)) is not None:
+        text = text[:found.start()]
+    return text
+
+
+_REMINDER_TAIL = 64  # of a result's end, where an appended reminder closes
+_APPENDED_REMINDER = Pattern(
+    r"\s*<system-reminder>(?:(?!<system-reminder>).)*</system-reminder>\s*\Z", re.DOTALL)
 
 
 # -- the conversion -----------------------------------------------------------------------------
