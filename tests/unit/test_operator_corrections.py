@@ -26,6 +26,12 @@ DECISIONS, PAROLES, WORK = "Décisions", "Paroles de l'apicultrice", "Travail en
      "on part sur OVERWRITE"),
     ("I'll use Celery for the background jobs.",
      "Nope, keep RQ. Celery is too heavy for this.", "RQ", "Celery for"),
+    # The choice said in a few words after a correcting word, then what it undoes.
+    ("Decision: we'll use Zustand for the checkout state; the stepper needs it across "
+     "three components.", "Actually: useReducer in a context, not Zustand.", "useReducer",
+     "use Zustand"),
+    ("Décision : on garde pandas pour les agrégations, c'est ce que l'équipe connaît.",
+     "Non, polars en mode lazy, pas pandas.", "polars", "garde pandas"),
 ])
 def test_a_correction_said_as_an_instruction_replaces_the_decision(
         bee: str, correction: str, new: str, old: str) -> None:

@@ -103,6 +103,12 @@ _OPERATOR_CORRECTION = Pattern(
     r"instead\s+of|plutôt\s+que|au\s+lieu\s+d[eu']\s*)\s*(?P<other>[\w.+#`/-]{2,})|"
     r"(?:not|pas)\s+(?P<other_first>[\w.+#`/-]{2,})\s*[:;,—–-]\s*"
     r"(?P<chosen_after>[\w.+#`/-]{2,}))" + _PLEASE, re.IGNORECASE)
+# After a correcting word, the choice said in a few words before the one it undoes
+# ("Actually: useReducer in a context, not Zustand.", "Non, polars en lazy, pas pandas").
+_OPERATOR_CORRECTION_SAID = Pattern(
+    r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+(?P<chosen>[\w.+#`/-]{2,})"
+    r"(?:\s+[\w'.+#`/-]+){0,6}?\s*,?\s+(?:not|pas|rather\s+than|instead\s+of|plutôt\s+que|"
+    r"au\s+lieu\s+d[eu']\s*)\s*(?P<other>[\w.+#`/-]{2,})" + _PLEASE, re.IGNORECASE)
 # "non, OneSignal": the operator's other pick, named alone after a no.
 _OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + NAMED + r")"
                           + _PLEASE, re.IGNORECASE)
@@ -181,7 +187,8 @@ def chosen_words(text: str) -> frozenset[str]:
 def _is_correction(sentence: str) -> bool:
     """The choice said against the one it undoes, or named alone after a no."""
     return (_names_choice(_OPERATOR_CORRECTION.match(sentence))
-            or _names_choice(_OPERATOR_OTHER.match(sentence)))
+            or _names_choice(_OPERATOR_OTHER.match(sentence))
+            or _names_choice(_OPERATOR_CORRECTION_SAID.match(sentence)))
 
 
 def _names_choice(match: re.Match[str] | None) -> bool:
