@@ -15,6 +15,7 @@ from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import ENGLISH
 from horizon.core.noise import is_nudge, without_noise
 from horizon.core.recit import Line, Quote, Recit, bound_recit, quote_size, recit_size
+from horizon.core.render import render
 from horizon.core.sections import work_tree
 from horizon.core.settings import HorizonSettings
 from horizon.core.statements import is_rule
@@ -487,3 +488,29 @@ def test_a_rule_said_without_always_or_never_stands(words: str) -> None:
 
 def test_a_remark_that_something_is_everywhere_is_no_rule() -> None:
     assert not is_rule("Le bug est partout dans le module.")
+
+
+def test_a_rule_withdrawn_by_words_not_yet_folded_leaves_the_view() -> None:
+    """The withdrawal is still whole in net, the rule long folded into Paroles: the view
+    shows the withdrawal below, so the rule must not stand above it."""
+    settings = HorizonSettings(actif=True, langue="en", budget_net=1500, budget_condense=600)
+    rule = "Don't add new dependencies to go.mod without asking me first."
+    lines = [Entry(seq=1, instant=START + 1, type="conversation", sender="apicultrice",
+                   question=rule, answer="Understood.")]
+    lines += [Entry(seq=seq, instant=START + seq, type="conversation", sender="apicultrice",
+                    question=f"Why does the package p{seq} take so long to build on CI, "
+                             "compared with the others?", answer="It compiles cgo.")
+              if seq % 3 == 0 else
+              Entry(seq=seq, instant=START + seq, type="tool", tool="Bash",
+                    question=f"go test ./internal/p{seq}/...", answer="ok " * 80, ok=True)
+              for seq in range(2, 40)]
+    withdrawal = "you can ignore what I said about go.mod dependencies, add what you need."
+    lines.append(Entry(seq=40, instant=START + 40, type="conversation", sender="apicultrice",
+                       question=withdrawal, answer="Noted."))
+    zones = Zones()
+    mission = "Add per-client rate limiting to payments-svc."
+    apply(zones, lines, Context("mia", settings, Truncation(240, ENGLISH), START + 41, mission))
+    assert 1 in [quote.seq for quote in zones.recit.paroles]  # folded; the withdrawal not
+    assert 40 in [item.seq for item in (*zones.condense, *zones.net)]
+    view = render(zones, "mia", settings, mission).text
+    assert withdrawal in view and rule not in view

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import heapq
+from collections.abc import Sequence
 
 import msgspec
 
@@ -295,10 +296,13 @@ SHARING_ORDER = (ERRORS, WORK, DECISIONS, NEXT, FILES)
 
 
 def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
-                quote_room: int = 0) -> tuple[Recit, str | None]:
+                quote_room: int = 0, waiting: Sequence[Quote] = ()
+                ) -> tuple[Recit, str | None]:
     """What the view shows of the récit within `budget`, and the mission shown.
 
-    A standing quote a newer one withdraws is left out (`withdrawals.withdrawn`). In
+    A standing quote a newer one withdraws is left out (`withdrawals.withdrawn`), newer
+    standing words `waiting` for their fold included: the view shows those in condensé
+    or net, and the rule they undo must not stand above them. In
     order, while it fits: the Mission (cut further only when the headings and it alone
     are over); the newest line of each free section, cut to MIN_LINE_CHARS (the newest
     sections first); the standing quotes, newest first and whole; the free sections'
@@ -307,7 +311,7 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
     `quote_room` beyond the budget (the room of ordinary condensed entries), the lines
     never.
     """
-    gone = withdrawn(recit.paroles)
+    gone = withdrawn((*recit.paroles, *waiting)) if waiting else withdrawn(recit.paroles)
     if gone:  # a withdrawn rule leaves; its withdrawal says what it was
         recit = msgspec.structs.replace(recit, paroles=tuple(
             quote for quote in recit.paroles if quote.seq not in gone))

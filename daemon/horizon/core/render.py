@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import msgspec
@@ -19,11 +20,13 @@ from horizon.core.blocks import (
 )
 from horizon.core.bound import bound_text
 from horizon.core.entries import format_instant
+from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import Labels
 from horizon.core.recit import (
     FREE_SECTIONS,
     MISSION,
     SECTIONS,
+    Quote,
     Recit,
     bound_recit,
     recit_size,
@@ -171,7 +174,7 @@ def _ends_within(lines: list[str], head_room: int, room: int) -> tuple[list[str]
 # A block is made of (item, answer, whole, lighthouse, labels); the récit of (récit,
 # mission, budget, quote room, labels) and gives (bounded récit, mission shown).
 _BlockMadeOf = tuple[Item, str, bool, bool, Labels]
-_RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None]
+_RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None, tuple[Quote, ...]]
 BlockMemo = dict[tuple[str, int], tuple[_BlockMadeOf | _RecitMadeOf, str]]
 
 
@@ -197,24 +200,44 @@ _RECIT_KEY = ("recit", 0)  # the récit's entry in a BlockMemo
 
 
 def _bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Recit,
-                   mission: str | None, budget: int, quote_room: int, labels: Labels
-                   ) -> tuple[Recit, str | None, str]:
+                   mission: str | None, budget: int, quote_room: int, labels: Labels,
+                   waiting: tuple[Quote, ...]) -> tuple[Recit, str | None, str]:
     """bound_recit, and the block of what it keeps: the récit changes only at folds, so
     a bee's earlier view usually has both (`memo`)."""
     used.add(_RECIT_KEY)
     cached = memo.get(_RECIT_KEY) if memo is not None else None
     if cached is not None:
         made_of = cached[0]
+        assert len(made_of) == 8  # the récit's key holds the récit's
         if (made_of[0] is recit and made_of[1] == mission and made_of[2] == budget
-                and made_of[3] == quote_room and made_of[4] is labels):
-            assert len(made_of) == 7  # the récit's key holds the récit's
+                and made_of[3] == quote_room and made_of[4] is labels
+                and made_of[7] == waiting):
             return made_of[5], made_of[6], cached[1]
-    bounded, shown_mission = bound_recit(recit, mission, budget, labels, quote_room)
+    bounded, shown_mission = bound_recit(recit, mission, budget, labels, quote_room, waiting)
     text = recit_text(bounded, shown_mission, labels)
     if memo is not None:
         memo[_RECIT_KEY] = ((recit, mission, budget, quote_room, labels, bounded,
-                             shown_mission), text)
+                             shown_mission, waiting), text)
     return bounded, shown_mission, text
+
+
+def _waiting_words(zones: Zones) -> tuple[Quote, ...]:
+    """The operator's standing words in condensé and net, not yet folded into Paroles:
+    one that withdraws or replaces a rule already withdraws it from the view."""
+    waiting = []
+    for item in (*zones.condense, *zones.net):
+        text = _standing(item.question) if item.lighthouse else None
+        if text is not None:
+            waiting.append(Quote(item.seq, text))
+    return tuple(waiting)
+
+
+@functools.lru_cache(maxsize=1024)
+def _standing(question: str) -> str | None:
+    """A lighthouse's words as Paroles would quote them, when they stand: asked again at
+    every view while the lighthouse is in condensé or net."""
+    text = quotable(question)
+    return text if text is not None and not is_passing_word(text) else None
 
 
 def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | None,
@@ -234,7 +257,7 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
         item.chars for item in zones.condense if item.lighthouse))
     recit, shown_mission, recit_whole = _bounded_recit(
         memo, used, zones.recit, mission_text(mission, settings), settings.budget_recit,
-        quote_room, labels)
+        quote_room, labels, _waiting_words(zones) if zones.recit.paroles else ())
     net_texts = {item.seq: _block(memo, used, "net", item, labels, net_block)
                  for item in zones.net}
     condensed_texts = {item.seq: _block(memo, used, "condense", item, labels, condensed_block)
