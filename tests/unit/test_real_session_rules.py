@@ -514,3 +514,14 @@ def test_a_rule_withdrawn_by_words_not_yet_folded_leaves_the_view() -> None:
     assert 40 in [item.seq for item in (*zones.condense, *zones.net)]
     view = render(zones, "mia", settings, mission).text
     assert withdrawal in view and rule not in view
+
+
+@pytest.mark.parametrize(("rule", "later"), [
+    ("Keep functions under 60 lines; split them otherwise.",
+     "scratch the rule about the 60-line limit, the handlers are naturally long."),
+    ("Keep PRs under 400 lines of diff.", "scratch the rule about PR size, this one can be big."),
+])
+def test_a_bound_kept_every_time_is_a_rule_its_withdrawal_finds(rule: str, later: str) -> None:
+    assert is_rule(rule) and not is_passing_word(rule)
+    quotes = (Quote(1, rule), Quote(3, "Keep the webhook handlers idempotent."), Quote(9, later))
+    assert withdrawn(quotes) == {1}

@@ -226,7 +226,13 @@ def _decides(sentence: str) -> bool:
 def _stem(word: str) -> str:
     word = unicodedata.normalize("NFKD", word)
     word = "".join(char for char in word if not unicodedata.combining(char))
+    word = _COUNTED.sub("", word)  # "60-line" is about lines
+    if len(word) <= 5 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]  # "lines" and "line", "tests" and "test": one stem
     return word[:5]
+
+
+_COUNTED = Pattern(r"^\d+-(?=\D)")
 
 
 _PATHS = Pattern(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
@@ -234,11 +240,16 @@ _PATHS = Pattern(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
 
 def words_in_order(text: str) -> tuple[str, ...]:
     """The words of a text that say what it is about, each cut to its stem, once, in the
-    order they first come: no path or code, no common word, no number."""
-    words = (_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-")
-             for match in WORD.finditer(_PATHS.sub(" ", text)))
-    return tuple(dict.fromkeys(_stem(word) for word in words
-                               if len(word) >= 3 and word not in _STOP and not word.isdigit()))
+    order they first come: no path or code, no common word, no number. A word of two
+    capitals is an acronym, a subject too ("PR size", "the CI job")."""
+    words = ((_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-"),
+              match.group(0)) for match in WORD.finditer(_PATHS.sub(" ", text)))
+    return tuple(dict.fromkeys(_stem(word) for word, said in words
+                               if (len(word) >= 3 or _ACRONYM.match(said))
+                               and word not in _STOP and not word.isdigit()))
+
+
+_ACRONYM = Pattern(r"[A-Z]{2}$")
 
 
 def _words(text: str) -> set[str]:

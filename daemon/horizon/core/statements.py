@@ -215,6 +215,8 @@ _RULE = Pattern(
     # "however small", "without asking me", "pour chaque ticket", "même minuscule").
     r"|every|whenever|however\s+small|without\s+asking|as\s+a\s+rule|in\s+general|"
     r"going\s+forward|from\s+here\s+on|before\s+(?:each|any)\s|"
+    # A bound kept every time ("Keep functions under 60 lines", "Keep PRs small").
+    r"keep\s+(?:[\w-]+\s+){0,3}?(?:under|below|within|short|small|shorter|smaller)|"
     r"before\s+(?:you\s+(?:tell|say|report|mark|claim|call|merge|push|commit|ship)|"
     r"telling|claiming|merging|pushing|committing)|"
     r"chaque|pour\s+tout(?:e|es)?\s|quel(?:le)?s?\s+que\s+soi|quoi\s+que\s+ce\s+soit|"
