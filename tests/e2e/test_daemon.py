@@ -140,7 +140,11 @@ def test_a_burst_of_writes_is_coalesced(tmp_path: Path, start: Start) -> None:
 
     assert header_up_to(text) == 200
     assert headings(text)[-1] == 200
-    time.sleep(1.0)  # a pass still to come would show here
+    # The event is logged after the file is in place: wait for it, then for any pass
+    # still to come (it would show here).
+    wait_for(lambda: [e for e in daemon.events("handoff.written", BEE)[before:]
+                      if e["up_to"] == 200] or None, "handoff.written up to 200")
+    time.sleep(1.0)
     written = daemon.events("handoff.written", BEE)[before:]
     assert 1 <= len(written) <= 20, [event["up_to"] for event in written]
     assert written[-1]["up_to"] == 200
