@@ -399,18 +399,15 @@ def test_parse_recit_wants_the_seven_headings_in_order_and_drops_mission_and_par
 def test_a_dead_server_costs_one_call_per_cooldown(mode: str, sites: Any) -> None:
     dead = sites("ollama", mode)
     cascade = cascade_of(dead, None)
-    started = time.monotonic()
     reasons = []
     for seq in range(1, 11):
         condensed, fallbacks = cascade.ask_condense(item(seq), ANSWER)
         assert condensed.level == TRUNCATION
         reasons += [f.reason for f in fallbacks]
-    elapsed = time.monotonic() - started
     assert len(reasons) == 10
     assert FAILURES[mode] in reasons[0].lower()
     assert all("circuit open" in reason for reason in reasons[1:])
-    assert dead.calls() <= 1
-    assert elapsed < 2 * TIMEOUT_S + 1.0  # one timeout, not ten
+    assert dead.calls() <= 1  # one timeout, not ten: a hung server saw one request
 
 
 def test_the_breaker_skips_to_the_next_level_and_reopens_after_the_cooldown(
