@@ -32,6 +32,13 @@ DECISIONS, PAROLES, WORK = "Décisions", "Paroles de l'apicultrice", "Travail en
      "use Zustand"),
     ("Décision : on garde pandas pour les agrégations, c'est ce que l'équipe connaît.",
      "Non, polars en mode lazy, pas pandas.", "polars", "garde pandas"),
+    # A choice named in backquotes is still what the decision is about.
+    ("Going with `chrono` for date parsing, it's what everyone uses.",
+     "Hmm, no — use jiff instead of chrono, I'm trying to get off chrono everywhere.",
+     "jiff", "chrono` for"),
+    ("Decision: PDFs render with Grover, headless Chrome gives us the best CSS.",
+     "Scratch Grover, there's no Chrome in our containers. Stick with wicked_pdf.",
+     "wicked_pdf", "render with Grover"),
 ])
 def test_a_correction_said_as_an_instruction_replaces_the_decision(
         bee: str, correction: str, new: str, old: str) -> None:

@@ -83,6 +83,10 @@ def test_runtime_noise_is_neither_quoted_nor_read() -> None:
     ("pnpm tsc --noEmit", "pnpm build"), ("pnpm exec eslint src", "pnpm lint"),
     ("pnpm --filter web exec tsc", "pnpm --filter web build"), ("uv run mypy src", "make check"),
     ("npm exec -- eslint .", "npm run lint"),
+    # Gradle's and Rails' own tasks, and what bundler launches.
+    ("./gradlew detekt", "./gradlew check"), ("./gradlew :app:ktlintCheck", "./gradlew build"),
+    ("bundle exec rubocop", "bin/rails ci"), ("bin/rails zeitwerk:check", "bin/rails ci"),
+    ("bundle exec rubocop app/models", "bundle exec rake lint"),
 ])
 def test_a_failure_is_fixed_by_the_wrapper_that_runs_it(failing: str, wrapper: str) -> None:
     session = Session()
@@ -525,3 +529,54 @@ def test_a_bound_kept_every_time_is_a_rule_its_withdrawal_finds(rule: str, later
     assert is_rule(rule) and not is_passing_word(rule)
     quotes = (Quote(1, rule), Quote(3, "Keep the webhook handlers idempotent."), Quote(9, later))
     assert withdrawn(quotes) == {1}
+
+
+def test_gradles_build_fixes_its_checks_not_what_it_publishes() -> None:
+    session = Session()
+    session.call("./gradlew publishToMavenLocal --offline", "BUILD FAILED in 3s", ok=False)
+    session.call("./gradlew build", "BUILD SUCCESSFUL in 40s", ok=True)
+    assert len(session.section("Erreurs")) == 1
+
+
+def test_claude_codes_exit_code_header_is_not_the_failing_line() -> None:
+    session = Session()
+    session.call("bundle exec rubocop", "Exit code 1\nInspecting 12 files\n..C.\n\n"
+                 "12 files inspected, 2 offenses detected", ok=False)
+    [line] = session.section("Erreurs")
+    assert "2 offenses detected" in line and "Exit code" not in line
+
+
+@pytest.mark.parametrize("later", [
+    "You don't need to run just lint after every little change anymore, once is enough.",
+    "You can stop running just lint before each commit, CI does it.",
+])
+def test_a_habit_ended_withdraws_its_rule(later: str) -> None:
+    quotes = (Quote(18, "Always run `just lint` before telling me something is done."),
+              Quote(30, "Run the whole test suite with `cargo test --all-features` before "
+                        "every commit."), Quote(99, later))
+    assert withdrawn(quotes) == {18}
+
+
+def test_plus_besoin_withdraws_its_rule() -> None:
+    quotes = (Quote(33, "Lance ./gradlew check avant chaque push."),
+              Quote(34, "Les messages de commit commencent par le ticket."),
+              Quote(99, "Plus besoin de lancer ./gradlew check à chaque fois, la CI le fait."))
+    assert withdrawn(quotes) == {33}
+
+
+@pytest.mark.parametrize("later", [
+    "No need to run the migrations, I already did.",
+    "Hmm, no — use jiff instead of chrono, I'm trying to get off chrono everywhere.",
+    "The bin/rails ci rule no longer applies; CI runs on every push anyway.",
+])
+def test_words_that_withdraw_another_rule_leave_these(later: str) -> None:
+    quotes = (Quote(10, "No `unwrap()` in library code. We use `?` and proper error types "
+                        "everywhere."),
+              Quote(12, "Switch to bin/rspec for running specs, not bundle exec rspec."),
+              Quote(99, later))
+    assert not withdrawn(quotes) & {10, 12}
+
+
+def test_an_interrupted_bee_told_to_go_on_gets_a_nudge() -> None:
+    assert is_nudge("tu as été interrompu, reprends")
+    assert not is_nudge("Keep going, but leave the migrations alone.")

@@ -146,7 +146,11 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     if len(found) >= DECISIONS_PER_TEXT:
         return found
     known = {said for said, _, _ in found}
-    for sentence in sentences(prose(text)):
+    said_sentences = sentences(prose(text))
+    # "Scratch Grover, no Chrome in our containers. Stick with wicked_pdf.": what one
+    # sentence sets aside, the choice in another replaces.
+    setting_aside = [sentence for sentence in said_sentences if dropped_words(sentence)]
+    for sentence in said_sentences:
         if sentence.endswith("?") or ticket_names(sentence):
             continue
         correcting = _is_correction(sentence)
@@ -154,9 +158,10 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
                 or _names_choice(_OPERATOR_CHOICE.match(sentence))):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
+        about = sentence if dropped_words(sentence) else " ".join([sentence, *setting_aside])
         if said not in known:
-            found.append(_with_reply(said, sentence, correcting or _OPERATOR_REVERSAL.search(
-                sentence) is not None, undoes))
+            found.append(_with_reply(said, about, correcting or _OPERATOR_REVERSAL.search(
+                about) is not None, undoes))
         if len(found) == DECISIONS_PER_TEXT:
             break
     return found

@@ -35,7 +35,7 @@ _COMPILERS = frozenset(["gcc", "g++", "clang", "clang++", "cc", "javac", "kotlin
 # Build tools that run named tasks: the task says what kind of job it is (`./gradlew
 # ktlintCheck` lints, `goreleaser check` checks a config, `mvn package` builds).
 _TASK_RUNNERS = frozenset(["gradle", "gradlew", "mvn", "mvnw", "sbt", "bazel", "bazelisk",
-                           "goreleaser", "ant", "lein"])
+                           "goreleaser", "ant", "lein", "rails", "rake"])
 _BUILD_SUBCOMMANDS = {"cargo": {"build": BUILD, "check": TYPES, "clippy": LINT,
                                 "fmt": LINT},
                       "go": {"build": BUILD, "vet": LINT},
@@ -46,7 +46,7 @@ _BUILD_SUBCOMMANDS = {"cargo": {"build": BUILD, "check": TYPES, "clippy": LINT,
 _PROBES = frozenset(["nslookup", "dig", "host", "ping", "curl", "wget", "nc", "ncat",
                      "telnet", "traceroute", "mtr", "openssl", "grpcurl", "httpie", "http"])
 _RUNNERS = {"make": 1, "gmake": 1, "just": 1, "task": 1, "mage": 1, "rake": 1,
-            "npm": 2, "yarn": 1, "pnpm": 1, "bun": 2, "nox": 1, "tox": 1}
+            "rails": 1, "npm": 2, "yarn": 1, "pnpm": 1, "bun": 2, "nox": 1, "tox": 1}
 _WHOLE = frozenset(["all", "ci", "default", "build-all", "check-all", "verify", "precommit",
                     "pre-commit", "validate", "everything"])
 _LINT_TASK = Pattern(r"lint|check|validat|verif|static|style|fmt|format|vet|audit|analy[sz]|"
@@ -115,7 +115,7 @@ def _launched(program: str, words: list[str]) -> list[str]:
 # Package managers that launch a tool, by the subcommands that do (none: every word is
 # the tool; `pnpm tsc` and `yarn eslint` launch one without `exec`).
 _LAUNCHERS: dict[str, tuple[str, ...]] = {
-    "npx": (), "pnpx": (), "bunx": (), "uvx": (), "pnpm": ("exec", "dlx"),
+    "npx": (), "pnpx": (), "bunx": (), "uvx": (), "bundle": ("exec",), "pnpm": ("exec", "dlx"),
     "yarn": ("exec", "dlx"), "npm": ("exec",), "uv": ("run",), "poetry": ("run",),
     "pipenv": ("run",), "pdm": ("run",), "hatch": ("run",), "rye": ("run",)}
 _LAUNCHER_VALUED = frozenset(["--filter", "-F", "--dir", "-C", "--cwd", "--workspace",
@@ -143,6 +143,9 @@ def wrapper_scope(command: str) -> frozenset[str]:
             continue
         program = words[0].rsplit("/", 1)[-1]
         targets = _targets(program, words)
+        launched = _launched(program, words[1:])
+        if targets is None and launched:  # `bundle exec rake lint`: the wrapper it launches
+            targets = _targets(launched[0].rsplit("/", 1)[-1], launched)
         if targets is None:
             continue
         if not targets or any(target in _WHOLE for target in targets):
@@ -158,6 +161,11 @@ def _targets(program: str, words: list[str]) -> list[str] | None:
     """What a wrapper was asked to run, lower case; None when it is no wrapper."""
     positional = [word.lower() for word in words[1:] if not word.startswith("-")
                   and "=" not in word]
+    if program in ("gradle", "gradlew", "mvn", "mvnw", "sbt"):
+        # Gradle's build runs its check (the linters, the compile), not what it publishes.
+        tasks = [task.rsplit(":", 1)[-1] for task in positional[:3]]
+        return [("check" if program.startswith("gradle") and task == "build" else task)
+                for task in tasks] or None
     if program in _RUNNERS:
         if program in ("npm", "bun"):
             if positional[:1] != ["run"]:

@@ -101,6 +101,8 @@ _REVERSAL = Pattern(
     r"changement\s+de\s+plan)", re.IGNORECASE)
 _DROPPED = Pattern(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|(?<=, )no|undo(?:ing|ne)?|défais|"
+    r"scratch|ditch|don't\s+want(?:\s+(?:a|an|another|any))?|"
+    r"ne\s+veux\s+(?:pas|plus)(?:\s+d[eu'])?|"
     r"drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
     r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"
@@ -235,7 +237,8 @@ def _stem(word: str) -> str:
 _COUNTED = Pattern(r"^\d+-(?=\D)")
 
 
-_PATHS = Pattern(r"\S*[/\\]\S*|`[^`]*`")  # a path or code names no subject
+# A path or code names no subject; a single name in backquotes does (`chrono`).
+_PATHS = Pattern(r"\S*[/\\]\S*|`[^`]*[^\w`.+#-][^`]*`")
 
 
 def words_in_order(text: str) -> tuple[str, ...]:

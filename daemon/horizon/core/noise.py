@@ -64,7 +64,7 @@ def is_nudge(text: str) -> bool:
     if _NUDGE.match(said) is not None or _RUNTIME_COMMAND.match(said) is not None:
         return True
     # "You were interrupted. Continue from where you left off.": any clause may carry on.
-    clauses = re.split(r"[.:;!]\s+", said)
+    clauses = re.split(r"[.,:;!]\s+", said)
     return (any(_CARRY_ON.match(clause) for clause in clauses)
             and len(WORD.findall(said)) <= NUDGE_WORDS and not names_something(said)
             and not is_rule(said) and _CONTRAST.search(said) is None)

@@ -129,6 +129,8 @@ def failure_of(output: str, shell: bool = True, tool: str | None = None,
         status = _EXIT.search(line)
         if status is not None:
             if int(status.group(1)) != 0:
+                if index == 0 and len(lines) > 1 and output.lstrip().startswith(line):
+                    return lines[-1]  # Claude Code's "Exit code 1" heads the output
                 above = lines[index - 1] if index else ""
                 return above if above and _failing(above) else line
             return None

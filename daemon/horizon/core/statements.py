@@ -313,7 +313,12 @@ _WITHDRAWS = Pattern(
     r"no\s+need\s+to|you\s+(?:can|may)\s+now|is\s+(?:lifted|withdrawn|cancelled|over|void)|"
     r"oublie[zr]?|annule[zr]?|laisse\s+tomber|plus\s+besoin|n'est\s+plus|ne\s+\w+\s+plus|"
     r"tu\s+peux\s+(?:désormais|maintenant)|lève|levez)\b[^.!?\n]{0,80}?\b(?:" + _A_RULE + r"|"
-    r"squash\w*|what\s+i\s+said|ce\s+que\s+j'ai\s+dit)\b"
+    r"squash\w*|what\s+i\s+said|ce\s+que\s+j'ai\s+dit|thing|habit)\b"
+    # A habit ended ("You don't need to run the linter after every change anymore", "You
+    # can stop running bin/rails ci", "Plus besoin de lancer le check à chaque fois").
+    r"|\b(?:no|(?:you\s+)?(?:don't|do\s+not))\s+need\s+to\b[^.!?\n]{0,100}?"
+    r"\b(?:any\s*more|from\s+now\s+on)\b|\byou\s+can\s+stop\s+\w+ing\b|"
+    r"\bplus\s+besoin\s+d[e']|\btu\s+peux\s+arrêter\s+d[e']"
     # Or the rule first, then its end ("The vendor/ rule no longer applies", "The
     # androidTest restriction is lifted", "La consigne sur les migrations est levée").
     r"|\b(?:" + _A_RULE + r"|constraints?)\b[^.!?\n]{0,40}?\b(?:"

@@ -49,10 +49,13 @@ def withdrawn(quotes: Sequence[Said]) -> frozenset[int]:
                 continue
             said = _words(quote.text)
             at = [index for index, word in enumerate(said) if word in words]
-            shared = len(whole & _whole(quote.text))
+            both = whole & _whole(quote.text)
+            shared = len(both)
             # The same words before words of the same stem ("changelog", "changes"); a
-            # subject said only by its path ("The vendor/ rule…") by that path's words.
-            if at or (not words and shared):
+            # command said in backquotes by two of its words whole (`just lint`); a
+            # subject said only by its path ("The vendor/ rule…") by that path, whole.
+            if (at or sum(not is_plain_word(word) for word in both) >= 2
+                    or (not words and _names_path(quote.text, _subject_paths(withdrawal.text)))):
                 scores.append(((shared, len(at), -sum(at)), quote.seq))
         best = max((score for score, _ in scores), default=None)
         matched = [seq for score, seq in scores if score == best]
@@ -73,7 +76,8 @@ _WITHDRAWING = frozenset(_stem for _stem in (
     "said", "dit", "earli", "previ", "avant", "préc", "prece", "suivr", "follo", "gave",
     "donne", "longe", "anymo", "matte", "about", "conce", "repla", "rempl", "super",
     "scrat", "relax", "retir", "restr", "lifte", "appli", "holds", "stand", "levee", "dropp",
-    "gone", "void", "caduq", "const", "you", "peux", "pouve", "vous"))
+    "gone", "void", "caduq", "const", "you", "peux", "pouve", "vous", "need", "stop",
+    "thing", "habit", "arret", "more"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -112,7 +116,8 @@ _WHOLE_WITHDRAWING = frozenset([
 
 @functools.lru_cache(maxsize=4096)
 def _words(text: str) -> tuple[str, ...]:
-    return words_in_order(text[:1200])
+    # A rule's command in backquotes (`just lint`) says what it is about.
+    return words_in_order(text[:1200].replace("`", ""))
 
 
 def _replaced(quotes: Sequence[Said]) -> Iterator[int]:
@@ -123,26 +128,49 @@ def _replaced(quotes: Sequence[Said]) -> Iterator[int]:
     for newer in quotes:
         if newer.passing:
             continue
-        dropped = _dropped(newer.text) if _chooses(newer.text) else frozenset()
-        replaced = _replaced_words(newer.text)
+        chooses = bool(_chooses(newer.text))
+        dropped = _dropped(newer.text) if chooses else frozenset()
+        replaced = _replaced_words(newer.text, chooses)
         if not dropped and not replaced:
             continue
         yield from (quote.seq for quote in quotes if quote.seq < newer.seq
                     and not quote.passing and not _withdraws(quote.text)
-                    and (dropped & (_chooses(quote.text) | frozenset(_words(quote.text)))
+                    and (dropped & _chooses(quote.text)
                          or replaced & (frozenset(_words(quote.text)) | _whole(quote.text))))
 
 
 @functools.lru_cache(maxsize=4096)
-def _replaced_words(text: str) -> frozenset[str]:
-    """The words of what standing words name as replaced: cut to their stems, and whole
-    for a command said as code (`cargo test`), which the stems leave out."""
+def _replaced_words(text: str, chooses: bool) -> frozenset[str]:
+    """The words of what standing words name as replaced (`instead of X`; `, not X` after
+    a choice): cut to their stems, and whole for a command said as code (`cargo test`),
+    which the stems leave out."""
     found: set[str] = set()
-    for match in _REPLACING.finditer(text[:1200]):
-        said = match.group(1).replace("/", " ")
+    named = [match.group(1) for match in _REPLACING.finditer(text[:1200])]
+    if chooses:
+        named += [match.group(1) for match in _SET_ASIDE.finditer(text[:1200])]
+    for said in (name.replace("/", " ") for name in named):
         found |= set(_words(said))
         found |= {word for word in _whole(said) if not is_plain_word(word)}
     return frozenset(found)
+
+
+_SET_ASIDE = Pattern(r",\s*(?:not|pas)\s+`?([\w.+#/-]+)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _subject_paths(text: str) -> tuple[str, ...]:
+    """The paths a withdrawal names its rule by ("The vendor/ rule…"), without their
+    trailing marks."""
+    said = withdrawal_subject(text[:1200])
+    found = _PATH.findall(" ".join(said)) if said else []
+    return tuple(path.rstrip("/.,:;") for path in found if path.rstrip("/.,:;"))
+
+
+def _names_path(text: str, paths: tuple[str, ...]) -> bool:
+    return any(path in text for path in paths)
+
+
+_PATH = Pattern(r"[\w.~-]*/[\w./~-]*")
 
 
 _REPLACING = Pattern(
