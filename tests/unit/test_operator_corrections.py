@@ -39,6 +39,19 @@ DECISIONS, PAROLES, WORK = "Décisions", "Paroles de l'apicultrice", "Travail en
     ("Decision: PDFs render with Grover, headless Chrome gives us the best CSS.",
      "Scratch Grover, there's no Chrome in our containers. Stick with wicked_pdf.",
      "wicked_pdf", "render with Grover"),
+    # What is set aside said first, or in another sentence; a lead that goes back on it.
+    ("Pour la synchro, j'ai choisi WorkManager avec une contrainte réseau : ça survit aux "
+     "redémarrages.", "Non, pas WorkManager : on fait la synchro au premier plan avec un "
+     "simple repeatOnLifecycle, c'est suffisant.", "repeatOnLifecycle", "choisi WorkManager"),
+    ("On part sur WorkManager pour la synchro en arrière-plan.",
+     "Finalement non, je ne veux pas de WorkManager ici. Utilise repeatOnLifecycle dans "
+     "l'écran.", "repeatOnLifecycle", "part sur WorkManager"),
+    ("Décision : kotlinx.serialization pour le JSON du partage.",
+     "Je reviens là-dessus : garde Moshi, pas kotlinx.serialization, pour rester cohérent.",
+     "Moshi", "Décision : kotlinx"),
+    ("For the config file I'll go with TOML, loaded through the directories crate.",
+     "Actually skip the config file entirely — env vars only. Less to maintain.",
+     "env vars", "go with TOML"),
 ])
 def test_a_correction_said_as_an_instruction_replaces_the_decision(
         bee: str, correction: str, new: str, old: str) -> None:
@@ -178,3 +191,14 @@ def test_a_convention_is_no_work_in_flight(words: str, work: bool) -> None:
     session = Session()
     said = session.operator(words, "OK.")
     assert any(line.startswith(f"#{said}") for line in session.section(WORK)) is work
+
+
+def test_a_choice_of_what_an_older_decision_set_aside_supersedes_it() -> None:
+    session = Session()
+    session.bee("", "For the PDF I'll use Prawn directly rather than the wicked_pdf HTML "
+                    "route; it gives us real text wrapping.")
+    session.operator("Prawn is a lot of layout code. Can we stay on the HTML route?")
+    session.bee("", "OK, wicked_pdf it is; I'll fix the overflow with CSS word-break.")
+    decisions = session.section(DECISIONS)
+    assert any("wicked_pdf it is" in line for line in decisions), decisions
+    assert not any("use Prawn" in line for line in decisions), decisions

@@ -86,16 +86,18 @@ def _names(text: str, option: str) -> bool:
 _OPERATOR_CHOICE = Pattern(
     r"^\W*(?:(?:no|nope|non|actually|en\s+fait|instead|wait|hmm|ok|okay|fine|alors|plutôt|"
     r"finalement|d'accord|yes|oui|from\s+now\s+on|always|désormais|toujours|"
-    r"à\s+partir\s+de\s+maintenant)\b[\s,.!:;—–-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
+    r"à\s+partir\s+de\s+maintenant|je\s+reviens\s+(?:là-dessus|dessus)|on\s+second\s+thought|"
+    r"change\s+of\s+plans?)\b[\s,.!:;—–-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
     r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
     r"move\s+to|pick|choose|prefer|take|utiliser|utilise|utilisons|garde|gardons|prends|prenons|"
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
-    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do)\s+"
+    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do|skip|drop)\s+"
     r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + ARTICLE
     + r"(?P<chosen>[\w.+#`/-]{2,})", re.IGNORECASE)
 # The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
 # not goreleaser.", "ULID plutôt que UUIDv4").
-_CORRECTING_WORDS = r"no|nope|non|hmm+|actually|en\s+fait|wait|finalement"
+_CORRECTING_WORDS = (r"no|nope|non|hmm+|actually|en\s+fait|wait|finalement|"
+                     r"je\s+reviens\s+(?:là-dessus|dessus)|on\s+second\s+thought")
 _CORRECTION_LEAD = r"^\W*(?:(?:" + _CORRECTING_WORDS + r"|ok|okay)\b[\s,.!:;—–-]*)*"
 _PLEASE = r"(?:[\s,]+(?:please|pls|stp|svp|s'il\s+te\s+pla[iî]t))?\W*$"
 _OPERATOR_CORRECTION = Pattern(
@@ -109,6 +111,11 @@ _OPERATOR_CORRECTION_SAID = Pattern(
     r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+(?P<chosen>[\w.+#`/-]{2,})"
     r"(?:\s+[\w'.+#`/-]+){0,6}?\s*,?\s+(?:not|pas|rather\s+than|instead\s+of|plutôt\s+que|"
     r"au\s+lieu\s+d[eu']\s*)\s*(?P<other>[\w.+#`/-]{2,})" + _PLEASE, re.IGNORECASE)
+# After a correcting word, what is set aside first, then what replaces it in words
+# ("Non, pas WorkManager : on fait la synchro au premier plan…").
+_OPERATOR_NOT_THAT = Pattern(
+    r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+(?:not|pas)\s+"
+    r"(?P<other>[\w.+#`/-]{2,})\s*[:;,—–-]\s*\w", re.IGNORECASE)
 # "non, OneSignal": the operator's other pick, named alone after a no.
 _OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + NAMED + r")"
                           + _PLEASE, re.IGNORECASE)
@@ -124,7 +131,12 @@ def corrects(text: str) -> bool:
     the in-place update", "From now on use bun, not pnpm"): a decision, even in the
     form of a convention or a rule."""
     flat = flatten(text[:STATEMENT_CHARS * 2])
-    return any(_corrects(sentence) for sentence in sentences(flat)[:3])
+    said = sentences(flat)[:3]
+    # Or a choice in one sentence and what it sets aside in another ("Finalement non, je
+    # ne veux pas de WorkManager ici. Utilise repeatOnLifecycle.").
+    return any(_corrects(sentence) for sentence in said) or (
+        any(_names_choice(_OPERATOR_CHOICE.match(sentence)) for sentence in said)
+        and any(dropped_words(sentence) for sentence in said))
 
 
 def _corrects(sentence: str) -> bool:
@@ -193,7 +205,8 @@ def _is_correction(sentence: str) -> bool:
     """The choice said against the one it undoes, or named alone after a no."""
     return (_names_choice(_OPERATOR_CORRECTION.match(sentence))
             or _names_choice(_OPERATOR_OTHER.match(sentence))
-            or _names_choice(_OPERATOR_CORRECTION_SAID.match(sentence)))
+            or _names_choice(_OPERATOR_CORRECTION_SAID.match(sentence))
+            or _names_choice(_OPERATOR_NOT_THAT.match(sentence)))
 
 
 def _names_choice(match: re.Match[str] | None) -> bool:

@@ -101,12 +101,12 @@ _REVERSAL = Pattern(
     r"changement\s+de\s+plan)", re.IGNORECASE)
 _DROPPED = Pattern(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|(?<=, )no|undo(?:ing|ne)?|défais|"
-    r"scratch|ditch|don't\s+want(?:\s+(?:a|an|another|any))?|"
+    r"scratch|ditch|skip|don't\s+want(?:\s+(?:a|an|another|any))?|"
     r"ne\s+veux\s+(?:pas|plus)(?:\s+d[eu'])?|"
     r"drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
     r"abandonne|on\s+lâche|plus\s+de|remplace|à\s+la\s+place\s+de|from|over|"
-    r"let's\s+not\s+(?:use|bring\s+in|go\s+with)|"
+    r"let's\s+not\s+(?:use|bring\s+in|go\s+with|do|have|add)|"
     r"(?:reviens|revenir)\s+sur(?:\s+le\s+choix\s+d[eu'])?)\s+"
     r"(?:the\s+|l[ae']\s*|les\s+)?([\w.+#/-]+(?:\s+[\w.+#-]+)?)", re.IGNORECASE)
 _WAS_WRONG = Pattern(
@@ -299,9 +299,11 @@ def same_subject(older: tuple[tuple[str, ...], tuple[str, ...]],
     """Whether a newer decision (its subject words, its dropped words) decides again what
     an older one decided: it stops using something the older one is about, or they share
     two subject words, and a third of the fewer's."""
-    old_words, _ = older
+    old_words, old_dropped = older
     new_words, new_dropped = newer
-    if set(new_dropped) & set(old_words):
+    # It stops using what the older is about, or takes back what the older set aside
+    # ("wicked_pdf it is" after "Prawn rather than wicked_pdf").
+    if set(new_dropped) & set(old_words) or set(old_dropped) & set(new_words):
         return True
     shared = len(set(old_words) & set(new_words))
     return shared >= 2 and shared >= 0.3 * min(len(old_words), len(new_words))
