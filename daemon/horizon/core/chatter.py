@@ -13,8 +13,8 @@ from horizon.core.statements import (
     is_request,
     is_rule,
     names_something,
-    withdraws_rule,
 )
+from horizon.core.taking_back import withdraws_rule
 from horizon.core.text import flatten
 
 # A turn that acknowledges, approves or nudges ("ok", "yes, apply it", "Fine,

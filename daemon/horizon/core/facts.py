@@ -39,8 +39,8 @@ from horizon.core.statements import (
     is_general,
     is_question,
     is_request,
-    withdraws_rule,
 )
+from horizon.core.taking_back import withdraws_rule
 from horizon.core.test_runs import covers, same_family
 from horizon.core.tickets import CLOSES, OPENS, ticket_names
 
