@@ -580,3 +580,10 @@ def test_words_that_withdraw_another_rule_leave_these(later: str) -> None:
 def test_an_interrupted_bee_told_to_go_on_gets_a_nudge() -> None:
     assert is_nudge("tu as été interrompu, reprends")
     assert not is_nudge("Keep going, but leave the migrations alone.")
+
+
+def test_a_rails_task_that_is_no_check_is_fixed_by_no_build() -> None:
+    session = Session()
+    session.call("bin/rails db:migrate", "ActiveRecord::PendingMigrationError", ok=False)
+    session.call("npm run build", "built in 2.1s", ok=True)
+    assert len(session.section("Erreurs")) == 1

@@ -36,6 +36,8 @@ _COMPILERS = frozenset(["gcc", "g++", "clang", "clang++", "cc", "javac", "kotlin
 # ktlintCheck` lints, `goreleaser check` checks a config, `mvn package` builds).
 _TASK_RUNNERS = frozenset(["gradle", "gradlew", "mvn", "mvnw", "sbt", "bazel", "bazelisk",
                            "goreleaser", "ant", "lein", "rails", "rake"])
+# Task runners whose other tasks are no build (`bin/rails db:migrate`): only a check is.
+_CHECKS_ONLY = frozenset(["rails", "rake"])
 _BUILD_SUBCOMMANDS = {"cargo": {"build": BUILD, "check": TYPES, "clippy": LINT,
                                 "fmt": LINT},
                       "go": {"build": BUILD, "vet": LINT},
@@ -82,7 +84,8 @@ def failed_kind(command: str) -> str | None:
                 return subcommands[rest[0]]
             continue
         if program in _TASK_RUNNERS:
-            return _task_kind([word for word in words[1:] if not word.startswith("-")])
+            kind = _task_kind([word for word in words[1:] if not word.startswith("-")])
+            return None if program in _CHECKS_ONLY and kind == BUILD else kind
         if program in _LINTERS:
             return LINT
         if program in _TYPE_CHECKERS:

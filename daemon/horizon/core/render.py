@@ -172,7 +172,8 @@ def _ends_within(lines: list[str], head_room: int, room: int) -> tuple[list[str]
 # made of, its text). A pass changes a few entries; the others' blocks are taken as they
 # were. The caller keeps it between views; `render` leaves in it only what it used.
 # A block is made of (item, answer, whole, lighthouse, labels); the récit of (récit,
-# mission, budget, quote room, labels) and gives (bounded récit, mission shown).
+# mission, budget, quote room, labels), gives (bounded récit, mission shown), and last
+# holds the operator's words waiting for their fold that it was bounded with.
 _BlockMadeOf = tuple[Item, str, bool, bool, Labels]
 _RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None, tuple[Quote, ...]]
 BlockMemo = dict[tuple[str, int], tuple[_BlockMadeOf | _RecitMadeOf, str]]
