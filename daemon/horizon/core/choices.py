@@ -170,7 +170,7 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
                 or _names_choice(_OPERATOR_CHOICE.match(sentence))):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
-        about = sentence if dropped_words(sentence) else " ".join([sentence, *setting_aside])
+        about = sentence if sentence in setting_aside else " ".join([sentence, *setting_aside])
         if said not in known:
             found.append(_with_reply(said, about, correcting or _OPERATOR_REVERSAL.search(
                 about) is not None, undoes))

@@ -311,7 +311,7 @@ def bound_recit(recit: Recit, mission: str | None, budget: int, labels: Labels,
     `quote_room` beyond the budget (the room of ordinary condensed entries), the lines
     never.
     """
-    gone = withdrawn((*recit.paroles, *waiting)) if waiting else withdrawn(recit.paroles)
+    gone = withdrawn((*recit.paroles, *waiting))
     if gone:  # a withdrawn rule leaves; its withdrawal says what it was
         recit = msgspec.structs.replace(recit, paroles=tuple(
             quote for quote in recit.paroles if quote.seq not in gone))

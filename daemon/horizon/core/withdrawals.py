@@ -44,6 +44,7 @@ def withdrawn(quotes: Sequence[Said]) -> frozenset[int]:
             continue
         words = _subject(withdrawal.text)
         whole = _subject_whole(withdrawal.text)
+        paths = () if words else _subject_paths(withdrawal.text)
         scores = []
         for quote in quotes:
             if quote.seq >= withdrawal.seq or quote.passing or _withdraws(quote.text):
@@ -56,7 +57,7 @@ def withdrawn(quotes: Sequence[Said]) -> frozenset[int]:
             # command said in backquotes by two of its words whole (`just lint`); a
             # subject said only by its path ("The vendor/ rule…") by that path, whole.
             if (at or sum(not is_plain_word(word) for word in both) >= 2
-                    or (not words and _names_path(quote.text, _subject_paths(withdrawal.text)))):
+                    or any(path in quote.text for path in paths)):
                 scores.append(((shared, len(at), -sum(at)), quote.seq))
         best = max((score for score, _ in scores), default=None)
         matched = [seq for score, seq in scores if score == best]
@@ -163,12 +164,8 @@ def _subject_paths(text: str) -> tuple[str, ...]:
     """The paths a withdrawal names its rule by ("The vendor/ rule…"), without their
     trailing marks."""
     said = withdrawal_subject(text[:1200])
-    found = _PATH.findall(" ".join(said)) if said else []
-    return tuple(path.rstrip("/.,:;") for path in found if path.rstrip("/.,:;"))
-
-
-def _names_path(text: str, paths: tuple[str, ...]) -> bool:
-    return any(path in text for path in paths)
+    found = (path.rstrip("/.,:;") for path in _PATH.findall(" ".join(said or ())))
+    return tuple(path for path in found if path)
 
 
 _PATH = Pattern(r"[\w.~-]*/[\w./~-]*")
