@@ -202,3 +202,36 @@ def test_a_choice_of_what_an_older_decision_set_aside_supersedes_it() -> None:
     decisions = session.section(DECISIONS)
     assert any("wicked_pdf it is" in line for line in decisions), decisions
     assert not any("use Prawn" in line for line in decisions), decisions
+
+
+@pytest.mark.parametrize(("said", "decides"), [
+    ("I'll store the discount as discount_bps rather than a decimal, integer math "
+     "everywhere.", True),
+    ("We're going to key the cache by tenant instead of by user.", True),
+    # What the bee does now, rather than something else, chooses nothing.
+    ("I'll rerun the suite rather than guess at the cause.", False),
+    ("I'll check the logs instead of restarting the pod.", False),
+])
+def test_a_bees_choice_said_as_one_thing_rather_than_another(said: str, decides: bool) -> None:
+    session = Session()
+    session.bee("Go on.", said)
+    assert bool(session.section(DECISIONS)) is decides
+
+
+@pytest.mark.parametrize(("older", "turned_down", "replaced_by"), [
+    ("Decision: the pricing rules go in a PORO, PricingCalculator, under app/services.",
+     "I don't want another PORO for this. Put it on the Order model as a concern.",
+     "as a concern"),
+    ("For the config file I'll go with TOML, loaded through the directories crate.",
+     "Let's not do a config file at all. Env vars are enough.", "Env vars"),
+    ("On part sur Redis pour le cache des sessions.",
+     "Je ne veux pas de Redis ici. Garde les sessions en base.", "en base"),
+])
+def test_a_choice_the_operator_turns_down_leaves_with_what_replaces_it(
+        older: str, turned_down: str, replaced_by: str) -> None:
+    session = Session()
+    session.bee("Where does it go?", older)
+    reversal = session.operator(turned_down, "Fair enough.")
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
+    assert replaced_by in decisions[0]

@@ -124,6 +124,14 @@ _OPERATOR_REVERSAL = Pattern(
     r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
 
 _CORRECTING = Pattern(r"^\W*(?:" + _CORRECTING_WORDS + r"|not|pas)\b", re.IGNORECASE)
+# A choice turned down for the case at hand, not as a rule ("I don't want another PORO for
+# this", "Let's not do a config file at all", "Je ne veux pas de Redis ici").
+_NOT_FOR_THIS = Pattern(
+    r"\b(?:(?:i|we)\s+(?:don't|do\s+not)\s+want\s+(?:another|any\s+more|an?|any)\s+\S+"
+    r"(?:\s+\S+)?\s+(?:for\s+(?:this|that|it|now)|here|at\s+all|in\s+this\b)|"
+    r"let's\s+not\s+(?:do|have|add|use|bring\s+in|go\s+with)\b|"
+    r"(?:je|on)\s+ne\s+veu[xt]\s+pas\s+d[eu'].{1,40}?\b(?:ici|pour\s+(?:ça|ce\s+\w+)|du\s+tout)\b)",
+    re.IGNORECASE)
 
 
 def corrects(text: str) -> bool:
@@ -134,7 +142,8 @@ def corrects(text: str) -> bool:
     said = sentences(flat)[:3]
     # Or a choice in one sentence and what it sets aside in another ("Finalement non, je
     # ne veux pas de WorkManager ici. Utilise repeatOnLifecycle.").
-    return any(_corrects(sentence) for sentence in said) or (
+    return any(_corrects(sentence) or _NOT_FOR_THIS.search(sentence) is not None
+               for sentence in said) or (
         any(_names_choice(_OPERATOR_CHOICE.match(sentence)) for sentence in said)
         and any(dropped_words(sentence) for sentence in said))
 

@@ -26,6 +26,10 @@ DECISIONS_PER_TEXT = 3
 # plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
 NAMED = r"(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
 ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
+# What a bee does now, not a choice it makes ("I'll rerun it rather than guess").
+_ACTING = (r"(?:run|rerun|re-run|retry|try|check|recheck|look|read|reread|wait|ask|test|"
+           r"fix|debug|investigate|dig|poke|see|grep|search|find|open|start|begin|stop|"
+           r"leave|let|do\s+that|just)")
 _DECISION = Pattern(
     r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
     r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
@@ -37,7 +41,8 @@ _DECISION = Pattern(
     r"on\s+second\s+thoughts?\b|revert(?:ing|ed)?\s+(?:to|the)\b|revers(?:e|es|ed|ing)\b|"
     r"earlier\s+call\b|wrong\s+(?:pick|choice|call)\b|in\s+favou?r\s+of\b|"
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+from\s+\S+\s+to\b|"
-    r"\b(?:actually|en\s+fait),?\s+let's\s+not\b|let's\s+not\s+(?:use|bring|go)\b|"
+    r"\b(?:actually|en\s+fait),?\s+let's\s+not\b|let's\s+not\s+(?:use|bring|go|do|have|add)\b|"
+    r"(?:i|we)\s+(?:don't|do\s+not)\s+want\s+(?:another|any\s+more|an?|any)\s+" + NAMED + r"|"
     r"\b(?:chose|picked|prefer(?:red)?|went\s+with|going\s+with|use)\s+\S+\s+over\s+\S+|"
     r"au\s+profit\s+d[eu']|on\s+(?:reste|restera)\s+sur\b|"
     r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`/-]+(?:\s+[\w.+#`/-]+)?\s+(?:with|by)\b|"
@@ -49,6 +54,8 @@ _DECISION = Pattern(
     + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+|(?:[\w.'-]+\s+){1,6}?(?:from|of)\s+"
     + NAMED + r")|"
     r"(?:chose|chosen|picked|prefer)\s+" + ARTICLE + NAMED + r"|"
+    r"(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|'re\s+going\s+to)\s+(?!" + _ACTING + r"\b)\w+"
+    r"\b[^.!?]{0,100}?\b(?:rather\s+than|instead\s+of)\s+" + ARTICLE + r"\w|"
     r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
     r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"
     r"(?:j'ai|on\s+a|nous\s+avons)\s+(?:décidé|choisi|tranché|opté|retenu)\b|"
@@ -63,6 +70,7 @@ _DECISION = Pattern(
     re.IGNORECASE)
 _DECISION_CUES = (
     "decid", "decision", "actually", "let's not", "over ", "profit", "reste", "from ",
+    "want",
     "settl", "standardi", "use", "go with", "going with", "gone with",
     "went with", "stick", "keep", "switch", "mov", "migrat", "store", "adopt", "rely",
     "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
@@ -113,6 +121,9 @@ _WAS_WRONG = Pattern(
     r"([\w.+#-]+)\s+(?:was|is)\s+(?:the\s+)?(?:wrong|overkill|too\s+\w+|a\s+mistake)|"
     r"([\w.+#-]+)\s+(?:n'était|n'est)\s+pas\s+le\s+bon|([\w.+#-]+)\s+is\s+gone",
     re.IGNORECASE)
+# A decision that only turns a choice down; what replaces it comes in the next sentence.
+_TURNS_DOWN = Pattern(r"\b(?:(?:don't|do\s+not)\s+want|let's\s+not|ne\s+veu[xt]\s+pas)\b",
+                      re.IGNORECASE)
 # Sentences that report what someone else decided, or quote them.
 _REPORTED = Pattern(r"\b(?:you\s+(?:decided|want|asked|said|chose)|tu\s+(?:as|veux)|"
                        r"vous\s+(?:avez|voulez))\b", re.IGNORECASE)
@@ -179,6 +190,7 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
             for part in _DECISION_END.split(line) if part.strip()]
     found: list[tuple[str, str, bool, int]] = []  # and the sentence's index
     listing = False
+    joined = -1  # a sentence already read with the one before it
     for index, sentence in enumerate(said):
         if _HEADING.match(sentence):
             listing = True
@@ -189,10 +201,14 @@ def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
             found.append((flatten(choice)[:STATEMENT_CHARS], choice, False, -2))
         else:
             listing = False
-            if not _decides(sentence):
+            if index == joined or not _decides(sentence):
                 continue
             around = " ".join(said[max(0, index - 1):index + 1])
             text = flatten(sentence)
+            after = said[index + 1] if index + 1 < len(said) else ""
+            if _TURNS_DOWN.search(sentence) and after and not after.endswith("?"):
+                # "I don't want another PORO for this. Put it in a concern.": what replaces it
+                text, around, joined = f"{text} {flatten(after)}", f"{around} {after}", index + 1
             if found and found[-1][3] == index - 1:  # one decision said in two sentences
                 text = f"{found.pop()[0]} {text}"
             found.append((text[:STATEMENT_CHARS], around, _REVERSAL.search(around) is not None,
