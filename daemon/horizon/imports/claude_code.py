@@ -72,6 +72,19 @@ import msgspec
 
 from horizon.core.entries import parse_ts
 from horizon.core.patterns import Pattern
+from horizon.imports.claude_code_lines import (
+    DECODING,
+    Image,
+    Text,
+    ToolResult,
+    ToolUse,
+    assistant_line,
+    encoder,
+    kind_of,
+    result_blocks,
+    system_line,
+    user_line,
+)
 from horizon.imports.runtime import (
     OPERATOR,
     ConversionReader,
@@ -94,82 +107,6 @@ _WRAPPED = Pattern(
 _COMMAND_NAME = Pattern(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = Pattern(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _INTERRUPTED = Pattern(r"\[Request interrupted by user[^\]\n]*\]")
-
-
-# -- the transcript's lines, as msgspec reads them --------------------------------------------
-
-class _Kind(msgspec.Struct):
-    type: str
-
-
-class _Text(msgspec.Struct, tag="text"):
-    text: str
-
-
-class _Image(msgspec.Struct, tag="image"):
-    pass
-
-
-class _Thinking(msgspec.Struct, tag="thinking"):
-    pass
-
-
-class _RedactedThinking(msgspec.Struct, tag="redacted_thinking"):
-    pass
-
-
-class _ToolUse(msgspec.Struct, tag="tool_use"):
-    id: str
-    name: str
-    input: dict[str, object]
-
-
-class _ToolResult(msgspec.Struct, tag="tool_result"):
-    tool_use_id: str
-    content: str | list[_Text | _Image] | None = None
-    is_error: bool | None = None
-
-
-class _UserMessage(msgspec.Struct):
-    content: str | list[_Text | _Image | _ToolResult]
-
-
-class _AssistantMessage(msgspec.Struct):
-    content: str | list[_Text | _Thinking | _RedactedThinking | _ToolUse]
-    id: str = ""
-
-
-class _UserLine(msgspec.Struct, kw_only=True, rename="camel"):
-    uuid: str
-    timestamp: str
-    message: _UserMessage
-    cwd: str = ""
-    is_sidechain: bool | None = None
-    is_meta: bool | None = None
-    is_compact_summary: bool | None = None
-
-
-class _AssistantLine(msgspec.Struct, kw_only=True, rename="camel"):
-    uuid: str
-    timestamp: str
-    message: _AssistantMessage
-    cwd: str = ""
-    is_sidechain: bool | None = None
-
-
-class _SystemLine(msgspec.Struct, rename="camel"):
-    # Typed loosely: a system line is only looked at for its compaction marker.
-    subtype: object = None
-    is_sidechain: object = None
-
-
-_kind = msgspec.json.Decoder(_Kind)
-_user = msgspec.json.Decoder(_UserLine)
-_assistant = msgspec.json.Decoder(_AssistantLine)
-_system = msgspec.json.Decoder(_SystemLine)
-_blocks = msgspec.json.Decoder(list[_Text | _Image])
-_encoder = msgspec.json.Encoder()
-_DECODING = (msgspec.MsgspecError, RecursionError, ValueError, OverflowError)
 
 
 # -- what a line says ---------------------------------------------------------------------------
@@ -216,31 +153,31 @@ def call_summary(name: str, given: dict[str, object], cwd: str
     key = _NAMED_INPUT.get(name)
     if key is not None and (named := _string(given, key)) is not None:
         return named, msgspec.UNSET
-    compact = _encoder.encode(given).decode()
+    compact = encoder.encode(given).decode()
     if len(compact) > SUMMARY_CHARS:
         compact = compact[:SUMMARY_CHARS - 1] + "…"
     return compact, msgspec.UNSET
 
 
-def _joined(blocks: Iterable[_Text | _Image]) -> str:
-    return "\n".join(block.text if isinstance(block, _Text) else "[image]" for block in blocks)
+def _joined(blocks: Iterable[Text | Image]) -> str:
+    return "\n".join(block.text if isinstance(block, Text) else "[image]" for block in blocks)
 
 
-def result_text(content: str | list[_Text | _Image] | None) -> str:
+def result_text(content: str | list[Text | Image] | None) -> str:
     """A tool result's text: the string, or its blocks' text (a string may hold the blocks
     as JSON), without the reminders Claude Code appends to it."""
     return _without_appended_reminders(_result_text(content))
 
 
-def _result_text(content: str | list[_Text | _Image] | None) -> str:
+def _result_text(content: str | list[Text | Image] | None) -> str:
     if content is None:
         return ""
     if isinstance(content, list):
         return _joined(content)
     if content.startswith('[{"type":'):
         try:
-            blocks = _blocks.decode(content)
-        except _DECODING:
+            blocks = result_blocks.decode(content)
+        except DECODING:
             return content
         if blocks:
             return _joined(blocks)
@@ -308,11 +245,11 @@ class _Conversion:
 
     def line(self, number: int, body: bytes, complete: bool) -> Iterator[Result]:
         try:
-            kind = _kind.decode(body).type
+            kind = kind_of.decode(body).type
         except msgspec.ValidationError as error:
             yield Problem(number, f"not an object with a string type: {error}")
             return
-        except _DECODING as error:
+        except DECODING as error:
             yield Problem(number, f"not JSON: {error}" if complete
                           else "truncated last line: no newline, not whole JSON")
             return
@@ -325,8 +262,8 @@ class _Conversion:
 
     def system(self, number: int, body: bytes) -> Iterator[Result]:
         try:
-            line = _system.decode(body)
-        except _DECODING as error:
+            line = system_line.decode(body)
+        except DECODING as error:
             yield Problem(number, f"a system line of unknown shape: {error}")
             return
         if line.is_sidechain is True:
@@ -337,8 +274,8 @@ class _Conversion:
 
     def user(self, number: int, body: bytes) -> Iterator[Result]:
         try:
-            line = _user.decode(body)
-        except _DECODING as error:
+            line = user_line.decode(body)
+        except DECODING as error:
             yield Problem(number, f"a user line of unknown shape: {error}")
             return
         if line.is_sidechain:
@@ -350,21 +287,21 @@ class _Conversion:
         yield from self.flushed()
         after_boundary, self.after_boundary = self.after_boundary, False
         content = line.message.content
-        if isinstance(content, list) and any(isinstance(b, _ToolResult) for b in content):
+        if isinstance(content, list) and any(isinstance(b, ToolResult) for b in content):
             for block in content:
-                if isinstance(block, _ToolResult):
+                if isinstance(block, ToolResult):
                     yield self.paired(number, line.uuid, block)
             return
         if line.is_meta or line.is_compact_summary or after_boundary:
             return
         text = prompt_text(content if isinstance(content, str) else "\n\n".join(
-            block.text for block in content if isinstance(block, _Text)))
+            block.text for block in content if isinstance(block, Text)))
         if text:
             yield Converted(number, line.uuid, JournalEntry(
                 ts=line.timestamp, type="conversation", sender=OPERATOR, question=text,
                 answer="", id=line.uuid))
 
-    def paired(self, number: int, uuid: str, block: _ToolResult) -> Result:
+    def paired(self, number: int, uuid: str, block: ToolResult) -> Result:
         call = self.calls.pop(block.tool_use_id, None)
         if call is None:
             return Problem(number, f"a tool_result without its tool_use: {block.tool_use_id}")
@@ -374,8 +311,8 @@ class _Conversion:
 
     def assistant(self, number: int, body: bytes) -> Iterator[Result]:
         try:
-            line = _assistant.decode(body)
-        except _DECODING as error:
+            line = assistant_line.decode(body)
+        except DECODING as error:
             yield Problem(number, f"an assistant line of unknown shape: {error}")
             return
         if line.is_sidechain:
@@ -388,13 +325,13 @@ class _Conversion:
         if self.text is not None and (not message.id or self.text.message_id != message.id):
             yield from self.flushed()
         content = message.content
-        for block in [_Text(content)] if isinstance(content, str) else content:
-            if isinstance(block, _Text) and block.text.strip():
+        for block in [Text(content)] if isinstance(content, str) else content:
+            if isinstance(block, Text) and block.text.strip():
                 if self.text is None:
                     self.text = _TextRun(message.id, line.timestamp, number, line.uuid)
                 self.text.parts.append(block.text.strip())
                 self.text.line_number, self.text.uuid = number, line.uuid
-            elif isinstance(block, _ToolUse):
+            elif isinstance(block, ToolUse):
                 yield from self.flushed()
                 if block.id in self.calls:
                     yield Problem(number, f"a tool_use id given twice: {block.id}")
