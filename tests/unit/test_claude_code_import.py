@@ -318,6 +318,19 @@ def test_local_command_wrappers_are_not_the_operators_words() -> None:
     assert [r.entry.question for r in converted(results)] == ["/review the auth module"]
 
 
+def test_an_ide_extensions_notes_are_not_the_operators_words() -> None:
+    opened = ("<ide_opened_file>The user opened the file /home/dana/src/app/models.py in the "
+              "IDE. This may or may not be related to the current task.</ide_opened_file>")
+    selected = ("<ide_selection>The user selected the lines 3 to 9 from /home/dana/src/app/"
+                "models.py:\nclass Invoice:\n    pass\n</ide_selection>")
+    results = convert(
+        user([text(opened), text("sounds good")]),
+        user([text(selected), text("why is this slow?")], uuid="u2"),
+        user([text(opened)], uuid="u3"))
+    assert [r.entry.question for r in converted(results)] == ["sounds good",
+                                                              "why is this slow?"]
+
+
 def test_sidechains_and_compaction_summaries_are_skipped() -> None:
     results = convert(
         user("the subagent's prompt", isSidechain=True),

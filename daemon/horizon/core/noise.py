@@ -16,9 +16,11 @@ from horizon.core.statements import WORD, is_rule, names_something
 # A block the runtime wraps its own words in, closed or cut off at the end of the text.
 _BLOCKS = Pattern(
     r"<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|"
-    r"command-message|command-name|command-args|command-contents|user-prompt-submit-hook)"
+    r"command-message|command-name|command-args|command-contents|user-prompt-submit-hook|"
+    r"ide_opened_file|ide_selection)"
     r"(?:\s[^>]*)?>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
-_MARKS = ("<system-reminder", "<local-command", "<command-", "<user-prompt-submit-hook")
+_MARKS = ("<system-reminder", "<local-command", "<command-", "<user-prompt-submit-hook",
+          "<ide_")
 # What an orchestrator sends to keep a bee going: it asks for nothing new.
 _NUDGE = Pattern(
     r"^\W*(?:please\s+)?(?:continue|carry\s+on|keep\s+going|go\s+on|proceed|resume)"

@@ -13,7 +13,8 @@ block naming its `tool_use_id`. What each becomes:
   are removed. Claude Code's wrappers of a local command (`<command-name>`,
   `<command-message>`, `<local-command-stdout>`, `<local-command-caveat>`, and the `!`
   shell mode's `<bash-input>`, `<bash-stdout>`, `<bash-stderr>`) are removed too: they
-  are the terminal's bookkeeping, not words to the agent. A slash command's arguments are
+  are the terminal's bookkeeping, not words to the agent; so are an IDE extension's notes
+  of the file open and the lines selected (`<ide_opened_file>`, `<ide_selection>`). A slash command's arguments are
   kept, after the command's name (`/compact and continue with the remaining tasks`):
   the operator typed them, and they say what the operator wants next; a command without
   arguments (`/clear`) says nothing to the agent and is left out. A prompt left empty
@@ -103,7 +104,8 @@ _NAMED_INPUT = {"Bash": "command", "WebFetch": "url", "WebSearch": "query",
 _REMINDER = Pattern(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _WRAPPED = Pattern(
     r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr"
-    r"|local-command-caveat|bash-input|bash-stdout|bash-stderr)>.*?</\1>", re.DOTALL)
+    r"|local-command-caveat|bash-input|bash-stdout|bash-stderr|ide_opened_file|ide_selection)>"
+    r".*?</\1>", re.DOTALL)
 _COMMAND_NAME = Pattern(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = Pattern(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _INTERRUPTED = Pattern(r"\[Request interrupted by user[^\]\n]*\]")
