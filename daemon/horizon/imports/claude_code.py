@@ -14,13 +14,13 @@ block naming its `tool_use_id`. What each becomes:
   `<command-message>`, `<local-command-stdout>`, `<local-command-caveat>`, and the `!`
   shell mode's `<bash-input>`, `<bash-stdout>`, `<bash-stderr>`) are removed too: they
   are the terminal's bookkeeping, not words to the agent; so are an IDE extension's notes
-  of the file open and the lines selected (`<ide_opened_file>`, `<ide_selection>`). A slash command's arguments are
-  kept, after the command's name (`/compact and continue with the remaining tasks`):
-  the operator typed them, and they say what the operator wants next; a command without
-  arguments (`/clear`) says nothing to the agent and is left out. A prompt left empty
-  by the cleaning, and Claude Code's own "[Request interrupted by user]" notes, are
-  skipped. Text blocks beside a `tool_result` in one line are Claude Code's additions to
-  the result, not a prompt, and are left out.
+  of the file open and the lines selected (`<ide_opened_file>`, `<ide_selection>`). A
+  slash command's arguments are kept, after the command's name (`/compact and continue
+  with the remaining tasks`): the operator typed them, and they say what the operator
+  wants next; a command without arguments (`/clear`) says nothing to the agent and is
+  left out. A prompt left empty by the cleaning, and Claude Code's own "[Request
+  interrupted by user]" notes, are skipped. Text blocks beside a `tool_result` in one
+  line are Claude Code's additions to the result, not a prompt, and are left out.
 - The assistant's text: an `assistant` entry (`answer` the text, `question` empty), never
   a `conversation` (a conversation from nobody is the operator's words to horizon). The
   text blocks of one message join with a blank line; its thinking blocks are skipped and
