@@ -54,15 +54,15 @@ The probes (target in brackets):
   (`system-reminder`, `local-command-caveat`, `command-name>`, Codex's
   `environment_context`) or an orchestrator's nudge ("Continue from where you left off.":
   the whole line, or inside it when the nudge has 20 characters or more);
-- open_failures_named [90 %]: each folded failure whose fix is not folded (or that has no fix)
-  is named on an Errors line by its command or its test path. A failure is a failing test,
+- open_failures_named [90 %]: each folded failure whose fix is not in the view (or that has
+  no fix) is named on an Errors line by its command or its test path. A failure is a failing test,
   linter, checker, build or shell command (never a read); a test failure is fixed by a later
   success of the same command, of a test run naming the same path, or of a whole-suite run;
   any other failure by the same command succeeding, or by the success of a wrapper that
   runs it (`make lint` after `tflint`, `scripts/smoke.sh` after `nslookup`: the project
   says which commands a wrapper runs, as its build file does);
-- fixed_failures_listed_open [0]: for each failure whose fix is folded (whatever fixed it,
-  a wrapper included), an Errors line naming its command or path with the failure's #seq,
+- fixed_failures_listed_open [0]: for each failure whose fix is in the view, folded or still
+  below the récit in condensé or net (whatever fixed it, a wrapper included), an Errors line naming its command or path with the failure's #seq,
   and with neither the fix's #seq nor a word saying it was resolved (resolved, fixed,
   solved, résolu, corrigé, réparé, réglé...);
 - failed_heading_marked [100 %] and failed_tail_kept [100 %]: each long failing test run
@@ -71,13 +71,14 @@ The probes (target in brackets):
   `condense` seqs; its block found by its `### #seq ·` heading): its heading line says it
   failed (any of "failed", "failure", "fail", "échec", "échoué(e)", "en échec", "✗", "✘",
   "❌", "ok: false", case ignored), and its block names the failing test;
-- open_tickets_in_progress [90 %]: each ticket whose newest folded event is an opening is
-  named in Work in progress. A ticket's events are its openings (assigned, in the
+- open_tickets_in_progress [90 %]: each ticket whose newest event in the view is an opening,
+  and whose newest folded event is one too, is named in Work in progress. A ticket's events are its openings (assigned, in the
   operator's words or in three of them; started; resumed; reopened, by the operator, by a
   tracker's output such as `linear issue view`'s "moved from Done to In Progress", or by
   the bee's `bd update … --status in_progress`; and what says it is in flight: parked, "not
   closed yet") and its closings, so a ticket can be closed, reopened and closed again;
-- closed_tickets_in_flight [0]: a ticket whose newest folded event is a closing is the first
+- closed_tickets_in_flight [0]: a ticket whose newest event in the view (folded, or below the
+  récit in condensé or net) is a closing is the first
   ticket named on a Work in progress line that has no word saying it is closed (closed,
   merged, done, shipped, fermé, livré, mergé, terminé...);
 - next_step_newest [90 % of checkpoints]: the newest folded next step (the bee's, or the
@@ -631,7 +632,9 @@ def check_errors(result: Play, cp: int, view: View, folded: set[int]) -> None:
     for failure in s.failures:
         if failure.seq not in folded:
             continue
-        fixed = failure.fixed_at is not None and failure.fixed_at in folded
+        # Fixed once the fix is in the view, folded or still below the récit: a view
+        # whose Errors says "fails" above the run that passes tells the bee two things.
+        fixed = failure.fixed_at is not None and failure.fixed_at <= cp
         what = f"{failure.command} (#{failure.seq}, {failure.kind}" + (
             f", path {failure.path})" if failure.path else ")")
         if not fixed:
@@ -664,8 +667,14 @@ def check_tickets(result: Play, cp: int, view: View, folded: set[int]) -> None:
         return any(first_ticket(line, s) == name and not CLOSED.search(line) for line in work)
 
     for ticket in s.tickets:
-        # What the récit can know: the newest folded of its openings and closings.
-        state = ticket.state(lambda seq: seq in folded)
+        # Its state in the view, folded or below the récit: closed there, it is not in
+        # flight whatever the récit learnt before; open there, it is in Work in progress
+        # when the récit can know it (the newest folded of its events is an opening).
+        state = ticket.state(lambda seq: seq <= cp)
+        if state is not None and state[0] == OPEN:
+            state = ticket.state(lambda seq: seq in folded)
+            if state is not None and state[0] == CLOSE:
+                state = None  # reopened below the récit: shown there
         events = [event for event in ticket.events if event[0] <= cp]
         if state is not None and state[0] == CLOSE:
             result.violation("closed_tickets_in_flight", cp, in_flight_line(ticket.name),

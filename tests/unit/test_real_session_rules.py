@@ -398,6 +398,21 @@ def test_absolute_paths_are_shown_relative_to_the_work_tree() -> None:
     assert work_tree(["/etc/hosts"]) is None
 
 
+def test_a_relative_path_a_longer_one_ends_with_is_shown_whole() -> None:
+    """The operator says `util/arena.cpp`, the tools name `src/util/arena.cpp`: the file is
+    the one the work tree holds, not a path that does not exist."""
+    session = Session()
+    session.call("Edit src/util/arena.cpp", "updated", tool="Edit", files=("src/util/arena.cpp",))
+    session.operator("the leak is in util/arena.cpp, look there", "Looking.")
+    session.call("Read /home/dev/proj/test/links.test.ts", "…", tool="Read",
+                 files=("/home/dev/proj/test/links.test.ts",))
+    session.call("npx vitest run test/links.test.ts", "1 passed")
+    files = session.section("Fichiers")
+    assert any(line.startswith("src/util/arena.cpp (#") for line in files), files
+    assert not any(line.startswith("util/arena.cpp") for line in files), files
+    assert any(line.startswith("test/links.test.ts (#") for line in files), files
+
+
 def test_a_withdrawn_rule_leaves_paroles_and_its_withdrawal_stays() -> None:
     squash = Quote(71, "Always squash-merge: one commit per pull request, with the PR title "
                        "as the commit message.")

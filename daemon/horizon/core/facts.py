@@ -164,11 +164,11 @@ class _Learning:
         self.tickets[name] = Ticket(opened, closed, max(ticket.worked, seq), said)
         _keep_newest(self.tickets, TICKETS_KEPT, lambda kept: kept.newest)
 
-    def done(self, newest: int) -> Facts:
-        """The records, those of entries more than RECORD_SPAN seqs older than `newest`
+    def done(self, newest: int, span: int = RECORD_SPAN) -> Facts:
+        """The records, those of entries more than `span` seqs older than `newest`
         (the newest seq folded, maybe by entries not learnt) let go."""
         newest = max(newest, self.newest)
-        cutoff = newest - RECORD_SPAN
+        cutoff = newest - span
         tickets = {}
         for name, ticket in self.tickets.items():
             opened, closed, worked = (seq if seq > cutoff else 0 for seq in (
@@ -247,3 +247,19 @@ def learn_all(facts: Facts, batch: Iterable[Item], newest: int = 0) -> Facts:
             item.signals = signals_of(item)
         learning.learn(item, item.signals)
     return learning.done(newest)
+
+
+def learn_ahead(facts: Facts, read: Iterable[tuple[Item, Signals]]
+                ) -> tuple[Facts, set[tuple[bool, str]]]:
+    """The records as they would be once exchanges not yet folded are, each with what it
+    says (`read`), in order, nothing let go for its age; and the failures of `facts` that
+    a run among them fixed, even if one failed again after it: (False, the command's key)
+    or (True, the test path)."""
+    learning = _Learning(facts)
+    fixed: set[tuple[bool, str]] = set()
+    for item, signals in read:
+        learning.learn(item, signals)
+        if signals.command is not None and signals.failure is None:
+            fixed.update((False, key) for key in facts.failures if key not in learning.failures)
+            fixed.update((True, path) for path in facts.tests if path not in learning.tests)
+    return learning.done(0, span=max(RECORD_SPAN, learning.newest + 1)), fixed

@@ -22,6 +22,7 @@ from horizon.core.bound import bound_text
 from horizon.core.entries import format_instant
 from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import Labels
+from horizon.core.overtaken import overtaken
 from horizon.core.recit import (
     FREE_SECTIONS,
     MISSION,
@@ -176,7 +177,10 @@ def _ends_within(lines: list[str], head_room: int, room: int) -> tuple[list[str]
 # holds the operator's words waiting for their fold that it was bounded with.
 _BlockMadeOf = tuple[Item, str, bool, bool, Labels]
 _RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None, tuple[Quote, ...]]
-BlockMemo = dict[tuple[str, int], tuple[_BlockMadeOf | _RecitMadeOf, str]]
+# The récit as the waiting exchanges leave it (`overtaken`): made of the récit, the
+# exchanges in condensé and net with what was read of them, the labels and ligne_max.
+_AheadMadeOf = tuple[Recit, tuple[tuple[Item, str, object], ...], Labels, int, Recit]
+BlockMemo = dict[tuple[str, int], tuple[_BlockMadeOf | _RecitMadeOf | _AheadMadeOf, str]]
 
 
 def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: Item,
@@ -198,6 +202,28 @@ def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: 
 
 
 _RECIT_KEY = ("recit", 0)  # the récit's entry in a BlockMemo
+_AHEAD_KEY = ("ahead", 0)  # and the récit the waiting exchanges leave
+
+
+def _recit_ahead(memo: BlockMemo | None, used: set[tuple[str, int]], zones: Zones,
+                 labels: Labels, ligne_max: int) -> Recit:
+    """The récit without what the exchanges in condensé and net overtook (`overtaken`):
+    the same object while none of them changed, so the bounded récit's memo holds."""
+    used.add(_AHEAD_KEY)
+    waiting = tuple((item, item.answer, item.signals) for item in (*zones.condense, *zones.net))
+    cached = memo.get(_AHEAD_KEY) if memo is not None else None
+    if cached is not None:
+        made_of = cached[0]
+        assert len(made_of) == 5  # the key holds what overtaken made
+        if (made_of[0] is zones.recit and made_of[2] is labels and made_of[3] == ligne_max
+                and len(made_of[1]) == len(waiting)
+                and all(old[0] is new[0] and old[1] is new[1] and old[2] is new[2]
+                        for old, new in zip(made_of[1], waiting, strict=True))):
+            return made_of[4]
+    recit = overtaken(zones.recit, zones.condense, zones.net, labels, ligne_max)
+    if memo is not None:
+        memo[_AHEAD_KEY] = ((zones.recit, waiting, labels, ligne_max, recit), "")
+    return recit
 
 
 def _bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Recit,
@@ -256,8 +282,9 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     # step 1 then removes those), never that of a lighthouse or of net.
     quote_room = max(0, settings.budget_condense - sum(
         item.chars for item in zones.condense if item.lighthouse))
+    ahead = _recit_ahead(memo, used, zones, labels, settings.ligne_max)
     recit, shown_mission, recit_whole = _bounded_recit(
-        memo, used, zones.recit, mission_text(mission, settings), settings.budget_recit,
+        memo, used, ahead, mission_text(mission, settings), settings.budget_recit,
         quote_room, labels, _waiting_words(zones) if zones.recit.paroles else ())
     net_texts = {item.seq: _block(memo, used, "net", item, labels, net_block)
                  for item in zones.net}

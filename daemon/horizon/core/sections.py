@@ -121,7 +121,11 @@ def _files(files: dict[str, int]) -> dict[str, int]:
         longer = [known for known in shown if known != path and known.endswith("/" + path)]
         if not longer:
             continue
-        if "/" in path:  # relative: the shorter path names the file
+        within = [known for known in longer if not known.startswith("/")]
+        if "/" in path and within:  # relative: the longer names it from the work tree
+            newest = max(within, key=lambda known: (shown[known], known))
+            shown[newest] = max(shown[newest], shown.pop(path))
+        elif "/" in path:  # an absolute path and the same relative one: the relative
             for known in longer:
                 shown[path] = max(shown[path], shown.pop(known))
         else:  # a bare name: the newest full path that ends with it
@@ -131,18 +135,28 @@ def _files(files: dict[str, int]) -> dict[str, int]:
 
 
 def _errors(facts: Facts, colon: str, width: int) -> Iterable[tuple[int, str]]:
+    for _, line in error_lines(facts, colon, width):
+        yield line.seq, line.text
+
+
+def error_lines(facts: Facts, colon: str, width: int) -> Iterable[tuple[tuple[bool, str], Line]]:
+    """The Errors lines, each with the record it shows: (False, the command's key) or
+    (True, the test path)."""
     # A long command (a commit with its message) leaves room for what failed.
-    for failure in facts.failures.values():
-        yield failure.seq, cut(f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}"
-                               f"{colon} {flatten(failure.line)}", width)
+    for key, failure in facts.failures.items():
+        yield (False, key), Line(failure.seq, cut(
+            f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}{colon} "
+            f"{flatten(failure.line)}", width))
     for path, failure in facts.tests.items():
         named = "" if path in failure.command or path in failure.line else f" ({path})"
-        yield failure.seq, cut(f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}"
-                               f"{named}{colon} {flatten(failure.line)}", width)
+        yield (True, path), Line(failure.seq, cut(
+            f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}{named}{colon} "
+            f"{flatten(failure.line)}", width))
 
 
-def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
-    """Tickets in flight, those opened by the same sentence on one line; the task."""
+def ticket_lines(facts: Facts, ligne_max: int) -> Iterable[tuple[tuple[str, ...], Line]]:
+    """The Work in progress lines of tickets in flight, each with the tickets it names:
+    those opened by the same sentence share one line."""
     said: dict[tuple[int, str], list[str]] = {}
     for name, ticket in facts.tickets.items():
         if ticket.in_flight:
@@ -150,7 +164,13 @@ def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
     for (worked, sentence), names in said.items():
         missing = [name for name in names if name not in sentence]
         text = f"{', '.join(missing)} — {sentence}" if missing else sentence
-        yield worked, cut(f"#{worked} {text}", ligne_max)
+        yield tuple(names), Line(worked, cut(f"#{worked} {text}", ligne_max))
+
+
+def _work(facts: Facts, ligne_max: int) -> Iterable[tuple[int, str]]:
+    """Tickets in flight; the task."""
+    for _, line in ticket_lines(facts, ligne_max):
+        yield line.seq, line.text
     if facts.task is not None:
         yield facts.task.seq, cut(f"#{facts.task.seq} {facts.task.text}", ligne_max)
 
