@@ -96,3 +96,37 @@ def test_the_view_without_waiting_exchanges_shows_the_recit_as_it_is() -> None:
     from horizon.core.overtaken import overtaken
     assert overtaken(recit, (), (), ENGLISH, 240) is recit
     assert overtaken(recit, zones.condense, zones.net, ENGLISH, 240) is recit
+
+
+# -- tickets a tracker's command takes, moves or files (held-out round five) ---------------
+
+def test_a_tracker_command_that_takes_moves_or_files_a_ticket_opens_it() -> None:
+    from tests.unit.test_recit_sections import Session
+    session = Session()
+    session.call("gh issue edit 2160 --add-assignee @me --add-label in-progress",
+                 "https://github.com/dana/ledgerly/issues/2160")
+    session.call('jira issue move PAY-845 "En cours"',
+                 '✓ Issue transitioned to state "En cours"')
+    session.call("gh issue develop 2147 --checkout", "Switched to branch 2147-retries")
+    session.call('gh issue create --title "Dunning emails sent twice" --label bug',
+                 "Creating issue in dana/ledgerly\n\nhttps://github.com/dana/ledgerly/issues/2153")
+    session.call('jira issue create -tBug -s"Refund twice"',
+                 "✓ Issue created\nhttps://paybox.atlassian.net/browse/PAY-812")
+    # Not taken: a label that says nothing of work, someone else assigned.
+    session.call("gh issue edit 12 --add-label bug", "https://github.com/dana/ledgerly/issues/12")
+    session.call("gh issue edit 13 --assignee alice", "https://github.com/dana/ledgerly/issues/13")
+    work = " ".join(session.section("Travail en cours"))
+    for name in ("#2160", "PAY-845", "#2147", "#2153", "PAY-812"):
+        assert name in work, (name, work)
+    assert "#12 " not in work and "#13" not in work
+    session.call('jira issue move PAY-845 "Terminé"', "✓ Issue transitioned")
+    assert "PAY-845" not in " ".join(session.section("Travail en cours"))
+
+
+def test_a_ticket_the_bee_says_it_filed_is_open() -> None:
+    from tests.unit.test_recit_sections import Session
+    session = Session()
+    session.bee("", "Filed as #2153; I'll work on it after the current item.")
+    session.bee("", "J'ai créé PAY-812 pour le suivi du double remboursement.")
+    work = " ".join(session.section("Travail en cours"))
+    assert "#2153" in work and "PAY-812" in work

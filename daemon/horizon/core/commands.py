@@ -52,7 +52,8 @@ _READ_SUBCOMMANDS = {
                      "doctor", "status", "where"]),
 }
 _GH_WRITES = frozenset(["create", "merge", "close", "edit", "comment", "delete", "reopen",
-                        "review", "checkout", "rerun", "cancel", "clone", "fork"])
+                        "review", "checkout", "rerun", "cancel", "clone", "fork", "develop",
+                        "transfer", "pin", "lock", "unlock"])
 _FIND_ACTIONS = frozenset(["-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint"])
 # What runs a program on behalf of another: the program is the word after it.
 _LAUNCHERS = frozenset(["sudo", "time", "nice", "nohup", "env", "command", "exec",

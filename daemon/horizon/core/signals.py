@@ -27,7 +27,7 @@ from horizon.core.statements import (
 from horizon.core.test_runs import failed_tests, failing_names, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
-from horizon.core.trackers import shown_states, tracker_states
+from horizon.core.trackers import created_states, shown_states, tracker_states
 
 CONVERSATION, TASK, TOOL = "conversation", "task", "tool"
 HEAD_CHARS = 1200  # of an answer, where the bee's words and a file tool's error are
@@ -185,7 +185,8 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)
                for name, state, sentence in ticket_states(question)]
     if failure is None:  # a tracker's command sets its tickets' state, or shows one's
-        tickets += tracker_states(ran) + shown_states(item.tool, ran, answer)
+        tickets += (tracker_states(ran) + shown_states(item.tool, ran, answer)
+                    + created_states(ran, answer))
     key = command_key(item.tool, question, paths)
     shown = command if shell else f"{flatten(item.tool or '')} {paths[0] if paths else command}"
     if failure is not None and item.files is None:  # where it broke: the file to fix next

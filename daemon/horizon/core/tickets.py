@@ -75,7 +75,8 @@ _STARTING = Pattern(
     r"passe|remets|cours|corrige|corriger|progress|démarre|démarrer|démarré|débloqué|"
     r"débloquée|unblocked|sors|pull|pulling|prendre|reprendre|attaquer|commencer|"
     r"regarder|occuper|still|toujours|review|reviewing|revue|attends|attendre|reverted|"
-    r"failing|échec|progress|wip)$", re.IGNORECASE)
+    r"failing|échec|progress|wip|filed|created|logged|raised|créé|créée|créés|ouvre)$",
+    re.IGNORECASE)
 # What an operator says of a ticket that is not a request to work on it.
 _HANDS_OFF = Pattern(
     r"\b(?:don't|do\s+not|never|ignore|skip|out\s+of\s+scope|not\s+ours|not\s+us|"

@@ -18,14 +18,23 @@ from horizon.core.tickets import CLOSES, OPENS, ticket_names
 
 _TRACKERS = frozenset(["bd", "beads", "gh", "glab", "linear", "jira", "tea", "hub"])
 _CLOSING_VERBS = frozenset(["close", "done", "resolve", "finish", "complete", "merge"])
-_OPENING_VERBS = frozenset(["reopen", "start", "claim", "assign", "begin"])
+_OPENING_VERBS = frozenset(["reopen", "start", "claim", "assign", "begin", "develop"])
+# `jira issue move PAY-812 "In Progress"`: the state a ticket is moved to, said last.
+_MOVING_VERBS = frozenset(["move", "transition"])
+_CREATING_VERBS = frozenset(["create", "new"])
 _STATE_OPTIONS = frozenset(["--status", "-s", "--state", "--transition"])
+# `gh issue edit 12 --add-assignee @me`, `--add-label in-progress`: taken, or under way.
+_TAKING_OPTIONS = frozenset(["--add-assignee", "--assignee", "-a", "--self-assign"])
+_LABEL_OPTIONS = frozenset(["--add-label", "--label", "-l"])
 _OPEN_STATES = frozenset(["in_progress", "in-progress", "inprogress", "in progress",
                           "started", "open", "opened", "reopened", "todo", "doing",
-                          "active", "wip", "in review", "review"])
+                          "active", "wip", "in review", "review", "en cours",
+                          "en_cours", "en revue", "à faire"])
 _CLOSED_STATES = frozenset(["closed", "done", "resolved", "complete", "completed",
                             "merged", "fixed", "shipped", "cancelled", "canceled",
-                            "wontfix", "won't fix"])
+                            "wontfix", "won't fix", "terminé", "terminée", "fait",
+                            "fermé", "fermée", "résolu", "résolue", "livré"])
+_UNDER_WAY_LABELS = frozenset(["in_progress", "in-progress", "inprogress", "wip", "doing"])
 # A tracker's ticket: `ENG-4111`, a beads id (`spotter-4te.1`), an issue number.
 _PROJECT_KEY = Pattern(r"^[A-Za-z][A-Za-z0-9]{1,9}-\d{1,6}$")
 _TICKET_ID = Pattern(r"^(?:[A-Za-z][\w]*-[\w.]+|#?\d{1,7})$")
@@ -58,18 +67,61 @@ def _state_of(words: list[str]) -> int | None:
         return CLOSES
     if any(verb in _OPENING_VERBS for verb in verbs):
         return OPENS
+    if any(verb in _MOVING_VERBS for verb in verbs) and not words[-1].startswith("-"):
+        moved_to = _state_named(words[-1])
+        if moved_to is not None:
+            return moved_to
     for index, word in enumerate(words):
         option, equals, value = word.partition("=")
-        if option not in _STATE_OPTIONS:
-            continue
         if not equals:
             value = words[index + 1] if index + 1 < len(words) else ""
-        value = value.strip("'\"").lower().replace("-", "_").replace(" ", "_")
-        if value in {state.replace("-", "_").replace(" ", "_") for state in _OPEN_STATES}:
+        if (option in _TAKING_OPTIONS and value.strip("'\"") in ("@me", "me", "")) or (
+                option == "--self-assign"):
             return OPENS
-        if value in {state.replace("-", "_").replace(" ", "_") for state in _CLOSED_STATES}:
-            return CLOSES
+        if option in _LABEL_OPTIONS and _key(value) in _UNDER_WAY_LABELS:
+            return OPENS
+        if option in _STATE_OPTIONS:
+            state = _state_named(value)
+            if state is not None:
+                return state
     return None
+
+
+def _key(state: str) -> str:
+    return state.strip("'\"").lower().replace("-", "_").replace(" ", "_")
+
+
+_OPEN_KEYS = frozenset(_key(state) for state in _OPEN_STATES)
+
+
+def _state_named(value: str) -> int | None:
+    key = _key(value)
+    if key in _OPEN_KEYS:
+        return OPENS
+    if key in _CLOSED_KEYS:
+        return CLOSES
+    return None
+
+
+# What a tracker prints of the ticket it made: its address, or its name after "Created".
+_MADE = Pattern(r"/(?:issues|pull|merge_requests)/(\d{1,7})\b"
+                r"|/browse/([A-Z][A-Z0-9]{1,9}-\d{1,6})\b"
+                r"|\bcreated\s+(?:issue|ticket|story)?:?\s*([\w.-]+-[\w.]+)", re.IGNORECASE)
+
+
+def created_states(command: str, output: str) -> list[tuple[str, int, str]]:
+    """The ticket a tracker's `create` made (`gh issue create`, `bd create`, `jira issue
+    create`), named in its output: filed, it is work to do, open until closed."""
+    for simple in simple_commands(command):
+        words = program_words(simple)
+        if (len(words) >= 2 and words[0].rsplit("/", 1)[-1] in _TRACKERS
+                and any(word.lower() in _CREATING_VERBS for word in words[1:3])):
+            made = [next(group for group in match.groups() if group)
+                    for match in _MADE.finditer(output)]
+            names = list(dict.fromkeys(_ticket_name(name) for name in made))
+            if len(names) == 1:
+                return [(names[0], OPENS, f"{' '.join(words)[:160]} → {names[0]}")]
+    return []
 
 
 def _ticket_words(words: list[str]) -> list[str]:
