@@ -462,6 +462,39 @@ RUNNER_FAILURES = {
         "checkout › pays with saved card (12.1s)\n  1) [chromium] › e2e/checkout.spec.ts:41:5"
         " › checkout › pays with saved card\n    Error: Timed out 5000ms\n  1 failed\n"
         "  5 passed (21.4s)", "checkout › pays with saved card"),
+    "ctest --test-dir build -R mmap --output-on-failure": (
+        "Test project /home/kit/tessel/build\n    Start 31: mmap_file.closes_fd_on_error\n"
+        "2/2 Test #31: mmap_file.closes_fd_on_error .....***Failed    0.01 sec\n"
+        "50% tests passed, 1 tests failed out of 2\n\nThe following tests FAILED:\n"
+        "\t 31 - mmap_file.closes_fd_on_error (Failed)\nErrors while running CTest",
+        "mmap_file.closes_fd_on_error"),
+    "mix test test/paybox/ledger_test.exs:71": (
+        "Running ExUnit with seed: 1203, max_cases: 4\n\n  1) test ledger stays balanced "
+        "after partial refund (Paybox.LedgerTest)\n     test/paybox/ledger_test.exs:71\n"
+        "     Assertion with == failed\n\nFinished in 0.1 seconds\n1 test, 1 failure",
+        "ledger stays balanced after partial refund"),
+    # No test failed: a checker's or compiler's first diagnostic says where.
+    "uv run ruff check .": (
+        "ledgerly/notifications/emails.py:3:8: F401 [*] `os` imported but unused\n  |\n"
+        "3 | import os\n  |        ^^ F401\n\nFound 1 error.",
+        "ledgerly/notifications/emails.py:3:8"),
+    "cmake --build build -j2": (
+        "[ 41%] Building CXX object src/CMakeFiles/tessel_io.dir/io/mmap_file.cpp.o\n"
+        "/home/kit/tessel/src/io/mmap_file.cpp:64:12: error: no matching function for call\n"
+        "make[2]: *** [src/CMakeFiles/tessel_io.dir/build.make:90] Error 1\n"
+        "gmake: *** [Makefile:146: all] Error 2", "mmap_file.cpp:64:12"),
+    "mix credo --strict": (
+        "Checking 97 source files ...\n\n  Software Design\n┃\n┃ [D] ↘ Nested modules could "
+        "be aliased.\n┃       lib/paybox/workers/refund_worker.ex:31:9 #(Paybox.Workers)\n\n"
+        "312 mods/funs, found 1 software design suggestion.",
+        "lib/paybox/workers/refund_worker.ex:31:9"),
+    # A test file's failure names its failing tests.
+    "uv run pytest tests/api/test_invoice_views.py -x -q": (
+        "....F\n=== FAILURES ===\n___ TestInvoiceRetry.test_retry_requires_signature ___\n"
+        "E   assert 200 == 401\n=== short test summary info ===\nFAILED tests/api/"
+        "test_invoice_views.py::TestInvoiceRetry::test_retry_requires_signature - assert "
+        "200 == 401\n1 failed, 4 passed in 2.02s",
+        "TestInvoiceRetry::test_retry_requires_signature"),
 }
 
 

@@ -10,6 +10,7 @@ from horizon.core.decisions import same_subject
 from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
 from horizon.core.recit import Line
 from horizon.core.records import Decision, Facts, Stated
+from horizon.core.test_runs import FAILING_NAMES
 from horizon.core.text import cut, flatten
 
 ERROR_LINE_CHARS = 160
@@ -149,9 +150,13 @@ def error_lines(facts: Facts, colon: str, width: int) -> Iterable[tuple[tuple[bo
             f"{flatten(failure.line)}", width))
     for path, failure in facts.tests.items():
         named = "" if path in failure.command or path in failure.line else f" ({path})"
+        # The tests that failed, by name: what a rerun of one of them needs.
+        tests = [node.split("::", 1)[1] for node in failure.nodes if "::" in node]
+        tests = [test for test in tests[:FAILING_NAMES] if test not in failure.line]
+        said = f"{', '.join(tests)} — {failure.line}" if tests else failure.line
         yield (True, path), Line(failure.seq, cut(
             f"#{failure.seq} {cut(failure.command, ERROR_COMMAND_CHARS)}{named}{colon} "
-            f"{flatten(failure.line)}", width))
+            f"{flatten(said)}", width))
 
 
 def ticket_lines(facts: Facts, ligne_max: int) -> Iterable[tuple[tuple[str, ...], Line]]:

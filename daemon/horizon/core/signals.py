@@ -24,7 +24,7 @@ from horizon.core.statements import (
     is_rule,
     stated_step,
 )
-from horizon.core.test_runs import failed_tests, failing_names, test_run
+from horizon.core.test_runs import failed_tests, failing_names, first_diagnostic, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
 from horizon.core.trackers import created_states, shown_states, tracker_states
@@ -180,6 +180,9 @@ def _call_signals(item: Item, question: str, answer: str, paths: tuple[str, ...]
     if failure is not None and shell and not failed:
         # A verdict names no test, and no test file names it either: the runner's lines do.
         named = [name for name in failing_names(answer) if name not in failure]
+        where = None if named else first_diagnostic(answer)
+        if where is not None and where not in failure:
+            named = [where]  # no test failed: a checker says where
         failure = f"{', '.join(named)} — {failure}" if named else failure
     # A command names its tickets at work; its words may close them (a commit message).
     tickets = [(name, MENTIONS if state == OPENS else state, sentence)

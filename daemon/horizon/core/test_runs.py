@@ -222,7 +222,8 @@ def failing_names(output: str) -> tuple[str, ...]:
     """The tests an output names as failed, in each runner's own words: `go test`'s
     `--- FAIL: TestX`, cargo's `test a::b ... FAILED`, Gradle's `Class > method() FAILED`,
     unittest's `FAIL: test_x (…)`, vitest's or jest's `× name`, pytest's `FAILED p::t`,
-    Playwright's `1) [chromium] › file › title`."""
+    Playwright's `1) [chromium] › file › title`, CTest's `31 - name (Failed)`, ExUnit's
+    `1) test name (Module)`."""
     found: dict[str, None] = {}
     for match in _FAILING_NAME.finditer(output[-NAMES_CHARS:]):
         name = ".".join(group for group in match.groups() if group)
@@ -240,4 +241,27 @@ _FAILING_NAME = Pattern(
     r"|^[ \t]*[×✕✗][ \t]+(.+?)(?:[ \t]+\d+[ \t]*ms)?[ \t]*$"
     r"|^FAILED [\w./@+-]+::(\S+)"
     r"|^[ \t]*(?:\d+\)|✘[ \t]+\d+)[ \t]+\[[^\]\n]+\] › [^\s›]+ › (.+?)"
-    r"(?:[ \t]+\(\d[\d.]*m?s\)|[ \t]+─+)?[ \t]*$", re.MULTILINE)
+    r"(?:[ \t]+\(\d[\d.]*m?s\)|[ \t]+─+)?[ \t]*$"
+    r"|^[ \t]*\d+ - (\S+) \((?:Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|"
+    r"Not Run|Child aborted|ILLEGAL|BUS)\)[ \t]*$"
+    r"|^[ \t]*\d+\) test (.+?) \([\w.]+\)[ \t]*$", re.MULTILINE)
+
+
+# A checker's, linter's or compiler's diagnostic: where it points (`src/x.py:3:8: F401`,
+# `lib/a.ex:88:call`, `/abs/src/io/f.cpp:64:12: error: …`).
+_DIAGNOSTIC = Pattern(
+    r"^[ \t┃]*(?P<path>(?:/|\.{1,2}/)?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.[A-Za-z][\w]{0,5})"
+    r":(?P<line>\d{1,6})(?::(?P<column>\d{1,5}|[a-z_]{2,20}))?(?=[:\s]|$)", re.MULTILINE)
+
+
+def first_diagnostic(output: str) -> str | None:
+    """Where the first diagnostic of an output points, `path:line[:column]`; an absolute
+    path by its file's name (a work tree's prefix says nothing of the file)."""
+    match = _DIAGNOSTIC.search(output)
+    if match is None:
+        return None
+    path = match["path"]
+    if path.startswith("/"):
+        path = path.rsplit("/", 1)[-1]
+    column = f":{match['column']}" if match["column"] else ""
+    return f"{path}:{match['line']}{column}"
