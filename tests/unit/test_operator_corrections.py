@@ -235,3 +235,57 @@ def test_a_choice_the_operator_turns_down_leaves_with_what_replaces_it(
     decisions = session.section(DECISIONS)
     assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
     assert replaced_by in decisions[0]
+
+
+@pytest.mark.parametrize(("said", "decides"), [
+    # How the bee will build something, with a piece of code it names.
+    ("I'll implement the retries with `autoretry_for=(GatewayTimeout,)` and "
+     "`retry_backoff=True` on the task.", True),
+    ("I'm going to put the signature check in a DRF permission class, "
+     "`SignedWebhookPermission`, so it only applies to the webhook views.", True),
+    ("I'll swap the lookup table to `absl::flat_hash_map`: node allocations dominate.", True),
+    ("Je vais faire le remboursement dans une transaction `Ecto.Multi` pour que tout passe "
+     "ou rien.", True),
+    ("J'ajoute un `Ecto.Enum` `:refund_reason` plutôt qu'un champ texte libre.", True),
+    # Where it will work, a file or a folder: no choice.
+    ("I'll add a test in `tests/test_wind.py` for the gust.", False),
+    ("I'll run the tests in `tests/api` again.", False),
+    ("Je vais lancer les tests dans `test/paybox`.", False),
+    # An assent with no object chooses nothing; a ticket's state is no choice.
+    ("OK, going with that.", False),
+    ("OK, dropping that.", False),
+    ("Reopened bd-42, moved back to In Progress.", False),
+])
+def test_a_bees_choice_of_code_to_build_with(said: str, decides: bool) -> None:
+    session = Session()
+    session.bee("Go on.", said)
+    assert bool(session.section(DECISIONS)) is decides
+
+
+@pytest.mark.parametrize(("bee", "operator", "new"), [
+    ("I'll implement the retries with `autoretry_for=(GatewayTimeout,)` on the task.",
+     "no, don't use autoretry_for. do explicit self.retry(countdown=...) with our own "
+     "1/3/7 day schedule", "self.retry"),
+    ("I'm going to put the signature check in a DRF permission class, "
+     "`SignedWebhookPermission`.", "hmm no, move the signature check into a middleware, "
+     "WebhookSignatureMiddleware, so every webhook route gets it", "WebhookSignatureMiddleware"),
+    ("Decision: we'll use httpx for the outbound gateway calls.",
+     "revert to requests.Session, we don't want httpx in the lockfile right now",
+     "requests.Session"),
+])
+def test_the_operator_sends_the_bee_back_or_elsewhere(bee: str, operator: str,
+                                                      new: str) -> None:
+    session = Session()
+    session.bee("How?", bee)
+    reversal = session.operator(operator, "Got it.")
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
+    assert new in decisions[0]
+
+
+def test_words_that_take_a_rule_back_decide_nothing() -> None:
+    session = Session()
+    session.operator('before you say "done", run make lint. every time.', "Will do.")
+    session.operator("drop the make-lint-before-done thing, its slowing us down and CI "
+                     "covers it", "Dropped.")
+    assert session.section(DECISIONS) == []

@@ -91,7 +91,10 @@ _OPERATOR_CHOICE = Pattern(
     r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
     r"move\s+to|pick|choose|prefer|take|utiliser|utilise|utilisons|garde|gardons|prends|prenons|"
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
-    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do|skip|drop)\s+"
+    r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do|skip|drop|"
+    r"(?:revert|switch\s+back|roll\s+back)\s+to|"
+    r"(?:move|put|mets|déplace)\s+(?:[\w'-]+\s+){0,4}?(?:into|in|to|behind|under|dans|"
+    r"derrière|sous))\s+"
     r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + ARTICLE
     + r"(?P<chosen>[\w.+#`/-]{2,})", re.IGNORECASE)
 # The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,

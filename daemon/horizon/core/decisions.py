@@ -24,19 +24,26 @@ DECISIONS_PER_TEXT = 3
 
 # A named thing: a word with a capital, a digit, a dot, a dash or underscore, a slash, a
 # plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
-NAMED = r"(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
+NAMED = r"(?-i:`[^`\s]+`|(?![a-z]+\.(?:\s|$))[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
+# "Moved back to In Progress": a ticket's state, not a choice.
+_NOT_A_STATE = (r"(?!(?i:in\s+progress|done|in\s+review|review|todo|to\s+do|backlog|"
+                r"ready|blocked|closed|open)\b)")
+# "OK, going with that.": an assent to what was said, not a choice of a thing.
+_NOT_A_PRONOUN = r"(?!\s+(?:that|this|it|them|those|these|yours)\b)"
 ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
 # What a bee does now, not a choice it makes ("I'll rerun it rather than guess").
 _ACTING = (r"(?:run|rerun|re-run|retry|try|check|recheck|look|read|reread|wait|ask|test|"
            r"fix|debug|investigate|dig|poke|see|grep|search|find|open|start|begin|stop|"
-           r"leave|let|do\s+that|just)")
+           r"leave|let|do\s+that|just|regarder|lire|lancer|relancer|vérifier|tester|"
+           r"chercher|corriger|ouvrir|attendre|essayer)")
 _DECISION = Pattern(
     r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
     r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
     r"it's\s+decided\b|settl(?:ed|ing)\s+on\b|standardi[sz](?:e|ed|ing)\s+on\b|"
     r"(?:we|let's|let\s+us)(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to)?\s+"
     r"(?:use|go\s+with|stick\s+with|keep|switch\s+to|move\s+to|adopt|stay\s+with|"
-    r"rely\s+on|store)\b|(?:going|go|gone|went)\s+with\b|opt(?:ed|ing)\s+for\b|"
+    r"rely\s+on|store)\b|(?:going|go|gone|went)\s+with\b" + _NOT_A_PRONOUN + r"|"
+    r"opt(?:ed|ing)\s+for\b|"
     r"\w+\s+it\s+is\b|change\s+of\s+(?:plans?|mind)\b|changed\s+my\s+mind\b|scratch\s+that\b|"
     r"on\s+second\s+thoughts?\b|revert(?:ing|ed)?\s+(?:to|the)\b|revers(?:e|es|ed|ing)\b|"
     r"earlier\s+call\b|wrong\s+(?:pick|choice|call)\b|in\s+favou?r\s+of\b|"
@@ -48,7 +55,7 @@ _DECISION = Pattern(
     r"(?:replac(?:e|ed|es|ing))\s+[\w.+#`/-]+(?:\s+[\w.+#`/-]+)?\s+(?:with|by)\b|"
     r"(?:dropp?(?:ed|ing)|dropping)\s+" + NAMED + r"|"
     r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+(?:[\w'-]+\s+){0,4}?to\s+"
-    + ARTICLE + NAMED + r"|"
+    + ARTICLE + _NOT_A_STATE + NAMED + r"|"
     r"i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|keep|store|adopt|"
     r"switch\s+to|move\s+to|stick\s+with)\s+(?:" + ARTICLE + NAMED
     + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+|(?:[\w.'-]+\s+){1,6}?(?:from|of)\s+"
@@ -56,6 +63,13 @@ _DECISION = Pattern(
     r"(?:chose|chosen|picked|prefer)\s+" + ARTICLE + NAMED + r"|"
     r"(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|'re\s+going\s+to)\s+(?!" + _ACTING + r"\b)\w+"
     r"\b[^.!?]{0,100}?\b(?:rather\s+than|instead\s+of)\s+" + ARTICLE + r"\w|"
+    # How the bee will build something, with a piece of code it names ("I'll implement the
+    # retries with `autoretry_for`", "Je vais faire le remboursement dans un `Ecto.Multi`").
+    r"(?:(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|'re\s+going\s+to)|je\s+vais|on\s+va|"
+    r"nous\s+allons)\s+(?!" + _ACTING + r"\b)\w+\b[^.!?`]{0,60}?\b(?:with|in|into|to|as|"
+    r"via|using|behind|through|avec|dans|en|via|par|sous)\s+(?:[\w'-]+,?\s+){0,4}?"
+    r"`(?![^`]*/)(?![^`]*\.(?:py|ts|tsx|js|rb|go|rs|exs?|cpp|hpp|cc|h|c|java|kt|md|json|toml|"
+    r"ya?ml|sql|sh)`)[^`\s]{2,}`|"
     r"\b(?:after\s+(?:benchmarking|comparing|comparison|testing))\b|conclusion\s*:|"
     r"décision\b|c'est\s+(?:décidé|tranché)\b|tranché\b|choix\s+retenu\b|"
     r"(?:j'ai|on\s+a|nous\s+avons)\s+(?:décidé|choisi|tranché|opté|retenu)\b|"
@@ -65,12 +79,12 @@ _DECISION = Pattern(
     r"(?:utiliser|garder|prendre|adopter))\s+(?:" + ARTICLE + NAMED
     + r"|(?:[\w.-]+\s+){1,3}pour\s+(?:le|la|les|l'|un|une|des|du)\s*\w+)|"
     r"(?:je\s+)?reviens\s+sur\b|revenir\s+sur\b|"
-    r"en\s+fait,?\s+non\b|au\s+lieu\s+d[eu']|plutôt\s+que\b|abandon\s+d[eu']|"
+    r"en\s+fait,?\s+non\b|au\s+lieu\s+d[eu']|plutôt\s+qu(?:e\b|')|abandon\s+d[eu']|"
     r"ne\s+convient\s+(?:pas|plus)\b|remplac(?:e|é|ée|er)\s+(?:par\b|\S+\s+par\b))",
     re.IGNORECASE)
 _DECISION_CUES = (
     "decid", "decision", "actually", "let's not", "over ", "profit", "reste", "from ",
-    "want",
+    "want", "'ll ", "going to", "je vais", "on va", "allons", "ajoute",
     "settl", "standardi", "use", "go with", "going with", "gone with",
     "went with", "stick", "keep", "switch", "mov", "migrat", "store", "adopt", "rely",
     "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
@@ -110,6 +124,7 @@ _REVERSAL = Pattern(
 _DROPPED = Pattern(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|(?<=, )no|undo(?:ing|ne)?|défais|"
     r"scratch|ditch|skip|don't\s+want(?:\s+(?:a|an|another|any))?|"
+    r"(?:don't|do\s+not|never)\s+use|n'utilise\s+(?:pas|plus)|"
     r"ne\s+veux\s+(?:pas|plus)(?:\s+d[eu'])?|"
     r"drop(?:p?ing|ped)?|abandon(?:ing)?|"
     r"replac(?:e|es|ed|ing)|away\s+from|off|au\s+lieu\s+d[eu']|plutôt\s+que|abandon\s+d[eu']|"
@@ -262,13 +277,21 @@ def words_in_order(text: str) -> tuple[str, ...]:
     order they first come: no path or code, no common word, no number. A word of two
     capitals is an acronym, a subject too ("PR size", "the CI job")."""
     words = ((_ELISION.sub("", _CLITIC.sub("", fold_case(match.group(0)))).strip("'-"),
-              match.group(0)) for match in WORD.finditer(_PATHS.sub(" ", text)))
+              match.group(0)) for match in WORD.finditer(_PATHS.sub(_code_name, text)))
     return tuple(dict.fromkeys(_stem(word) for word, said in words
                                if (len(word) >= 3 or _ACRONYM.match(said))
                                and word not in _STOP and not word.isdigit()))
 
 
 _ACRONYM = Pattern(r"[A-Z]{2}$")
+_CODE_NAME = Pattern(r"`([A-Za-z_][\w]*)[=(:\[<{ ]")
+
+
+def _code_name(match: re.Match[str]) -> str:
+    """A path names nothing; code names what it opens with (`autoretry_for=(…)` is about
+    autoretry_for)."""
+    named = _CODE_NAME.match(match.group(0))
+    return f" {named.group(1)} " if named is not None else " "
 
 
 def _words(text: str) -> set[str]:

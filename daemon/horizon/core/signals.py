@@ -24,6 +24,7 @@ from horizon.core.statements import (
     is_rule,
     stated_step,
 )
+from horizon.core.taking_back import withdraws_rule
 from horizon.core.test_runs import failed_tests, failing_names, first_diagnostic, test_run
 from horizon.core.text import cut, flatten, named_paths
 from horizon.core.tickets import MENTIONS, OPENS, ticket_names, ticket_states
@@ -140,8 +141,9 @@ def signals_of(item: Item) -> Signals:
     decisions = decisions_stated(answer)
     operator_decided = 0
     reply = None
+    # Words that take a rule back ("drop the make-lint-before-done thing") decide nothing.
     if item.lighthouse and item.type == CONVERSATION and (
-            not is_rule(question) or corrects(question)):
+            not is_rule(question) or corrects(question)) and not withdraws_rule(question):
         # The operator's choice stands over the bee's: said after it, it replaces it.
         chosen = operator_decisions(question, answer)
         # The bee's "Right, OneSignal then." only repeats the operator's choice.
