@@ -504,6 +504,10 @@ def test_an_operators_nudge_or_runtime_command_is_no_next_step_nor_quote() -> No
 @pytest.mark.parametrize("words", [
     "Type hints partout, et mypy --strict doit passer.",
     "Functions stay under 60 lines. If one grows past that, split it.",
+    # What not to do, after an aside, or "no X anywhere".
+    "btw, no std::endl anywhere, plain '\\n'.",
+    "also, no mocks in the integration tests.",
+    "no print() calls anywhere in library code",
 ])
 def test_a_rule_said_without_always_or_never_stands(words: str) -> None:
     assert is_rule(words) and not is_passing_word(words)
@@ -511,6 +515,8 @@ def test_a_rule_said_without_always_or_never_stands(words: str) -> None:
 
 def test_a_remark_that_something_is_everywhere_is_no_rule() -> None:
     assert not is_rule("Le bug est partout dans le module.")
+    assert not is_rule("The bug is not anywhere I looked.")
+    assert not is_rule("Is it anywhere in the docs?")
 
 
 def test_a_rule_withdrawn_by_words_not_yet_folded_leaves_the_view() -> None:

@@ -211,6 +211,7 @@ _RULE = Pattern(
     r"toujours|jamais|ne\s+\w+\s+(?:pas|jamais|plus)|n'\w+\s+(?:pas|jamais|plus)|désormais|"
     r"à\s+partir\s+de\s+maintenant|interdit|règle|systématiquement|chaque\s+fois|"
     r"en\s+aucun\s+cas|veille\s+à|assure-toi|(?<!est\s)(?<!is\s)(?:partout|everywhere)|"
+    r"no\s+\S+(?:\s+\S+)?\s+anywhere|"
     r"doi(?:t|vent)\s+(?:toujours\s+)?(?:passer|rester|être|avoir)"
     # Words of habit: an instruction for every case ("for every ticket you close",
     # "however small", "without asking me", "pour chaque ticket", "même minuscule").
@@ -232,7 +233,8 @@ _RULE = Pattern(
     # any case, not on this one ("When you change a public function", "If a test is
     # flaky", "Quand tu modifies le schéma"; not "When you're done", not "If the build
     # passes"). A condition may follow a colon too.
-    r"|(?:^|[.!?]\s+|:\s+(?=when|whenever|quand|lorsque|if|si))(?:"
+    r"|(?:^|[.!?]\s+|:\s+(?=when|whenever|quand|lorsque|if|si))"
+    r"(?:(?:btw|also|oh|and|ps|fyi|au\s+fait|aussi|et)[\s,:;-]+)?(?:"
     r"(?:no|avoid|prefer|pas\s+d[e']|aucun(?:e)?|évite[zr]?|préfère[zr]?|privilégie[zr]?)\s"
     r"|(?:when|whenever|quand|lorsque)\s+(?:you|tu|vous)\s+(?!(?:are|'re|"
     r"were|have|'ve|get|got|find|finish|finished|complete|can|could|need|want|see|as|auras|"
