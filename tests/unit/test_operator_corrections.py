@@ -289,3 +289,15 @@ def test_words_that_take_a_rule_back_decide_nothing() -> None:
     session.operator("drop the make-lint-before-done thing, its slowing us down and CI "
                      "covers it", "Dropped.")
     assert session.section(DECISIONS) == []
+
+
+def test_what_to_build_it_as_after_what_not_to_is_the_operators_decision() -> None:
+    session = Session()
+    session.bee("Packaging?", "Decision: the codec goes header-only, everything in utf16.hpp.")
+    reversal = session.operator("not header-only. build it as a shared lib behind "
+                                "TESSEL_CODEC_SHARED=ON, compile times matter more", "OK.")
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
+    assert "TESSEL_CODEC_SHARED" in decisions[0]
+    session.operator("build it as fast as you can", "On it.")
+    assert len(session.section(DECISIONS)) == 1

@@ -93,6 +93,8 @@ _OPERATOR_CHOICE = Pattern(
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
     r"bascule\s+sur|reviens\s+à|revenons\s+à|go\s+back\s+to|do|skip|drop|"
     r"(?:revert|switch\s+back|roll\s+back)\s+to|"
+    r"(?:build|make|ship|write|keep|fais|construis)\s+(?:it|them|this|that|le|la|les)\s+"
+    r"(?:as|with|behind|en|avec|comme)|"
     r"(?:move|put|mets|déplace)\s+(?:[\w'-]+\s+){0,4}?(?:into|in|to|behind|under|dans|"
     r"derrière|sous))\s+"
     r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + ARTICLE

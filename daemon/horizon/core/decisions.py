@@ -108,7 +108,8 @@ _COMMON = frozenset([
     "prête", "bon", "bonne", "pareil", "même", "pas", "ça", "cela", "ok", "the", "more",
     "less", "easier", "harder", "better", "worse", "done", "fine", "good", "ready",
     "same", "it", "this", "that", "there", "cas", "fois", "moment", "temps", "tout",
-    "rien", "chose", "différent", "pire", "meilleur",
+    "rien", "chose", "différent", "pire", "meilleur", "fast", "quick", "quickly", "soon",
+    "vite",
 ])
 _DECISION_END = Pattern(r"(?<=[.!?])\s+|(?<=[.!?])$")
 _UNDECIDED = Pattern(r"\b(?:no\s+decision|not\s+(?:yet\s+)?decided|undecided|"
