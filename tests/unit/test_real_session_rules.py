@@ -35,7 +35,7 @@ REMINDER = ("<system-reminder>\nThe TodoWrite tool hasn't been used recently. Co
     "Applied #594, looks good", "go on", "d'accord, continue", "vas-y", "oui, applique",
     "parfait", "Sounds good, ship it!", "Thanks!",
     # Short remarks naming nothing and asking for nothing.
-    "nice find", "tried #88 on staging, all good", "c'est noté, merci beaucoup",
+    "nice find", "tried #88 on staging, all good", "c'est noté, merci beaucoup", "+1", "👌",
     "works on my laptop now", "Scrap that thought, you were right",
 ])
 def test_chatter_is_not_quoted(words: str) -> None:

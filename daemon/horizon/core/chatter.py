@@ -26,7 +26,7 @@ _ACK = Pattern(
     r"go\s+ahead|go\s+for\s+it|ship\s+it|do\s+it|d'accord|dac|oui|ouais|parfait|nickel|"
     r"super|top|bien|très\s+bien|entendu|ça\s+marche|ca\s+marche|compris|merci|vas-y|"
     r"allez(?:-y)?|banco|validé|approuvé|c'est\s+bon|ça\s+me\s+va|ok\s+pour\s+moi|"
-    r"👍|✅)(?![\w'-])[\s,.!:;-]*")
+    r"👍|✅|👌|🙏|🚀|🎉|💯|\+1|\+💯)(?![\w'-])[\s,.!:;-]*")
 _APPROVAL = Pattern(
     r"^(?:(?:apply|do|merge|ship|push|run|deploy|commit|try|keep|land|release|applique|"
     r"fais|merge|pousse|lance|déploie|committe|livre)(?:\s+(?:it|that|this|them|those|"
