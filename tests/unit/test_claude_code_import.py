@@ -314,7 +314,9 @@ def test_local_command_wrappers_are_not_the_operators_words() -> None:
         user("<local-command-stdout>Compacted</local-command-stdout>", uuid="u3"),
         user([text("<command-name>/review</command-name><command-args>the auth module"
                    "</command-args>")], uuid="u4"),
-        user("[Request interrupted by user]", uuid="u5"))
+        user("[Request interrupted by user]", uuid="u5"),
+        user("<command-name>/model</command-name>\n<command-message>model</command-message>"
+             "\n<command-args>sonnet</command-args>", uuid="u6"))
     assert [r.entry.question for r in converted(results)] == ["/review the auth module"]
 
 

@@ -17,8 +17,9 @@ block naming its `tool_use_id`. What each becomes:
   of the file open and the lines selected (`<ide_opened_file>`, `<ide_selection>`). A
   slash command's arguments are kept, after the command's name (`/compact and continue
   with the remaining tasks`): the operator typed them, and they say what the operator
-  wants next; a command without arguments (`/clear`) says nothing to the agent and is
-  left out. A prompt left empty by the cleaning, and Claude Code's own "[Request
+  wants next; a command without arguments (`/clear`), or one that sets up the runtime
+  (`/model sonnet`, `/config`, `/permissions`…), says nothing to the agent and is left
+  out. A prompt left empty by the cleaning, and Claude Code's own "[Request
   interrupted by user]" notes, are skipped. Text blocks beside a `tool_result` in one
   line are Claude Code's additions to the result, not a prompt, and are left out.
 - The assistant's text: an `assistant` entry (`answer` the text, `question` empty), never
@@ -109,6 +110,13 @@ _WRAPPED = Pattern(
 _COMMAND_NAME = Pattern(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = Pattern(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _INTERRUPTED = Pattern(r"\[Request interrupted by user[^\]\n]*\]")
+# Commands that set up the runtime itself (`/model sonnet`): their arguments are a setting,
+# not words to the agent.
+_SETTINGS_COMMANDS = frozenset([
+    "model", "config", "permissions", "theme", "vim", "terminal-setup", "login", "logout",
+    "cost", "usage", "status", "privacy-settings", "output-style", "statusline", "fast",
+    "effort", "approvals", "ide", "mcp", "agents", "hooks", "doctor", "help",
+    "release-notes", "upgrade", "add-dir", "exit", "quit", "clear", "resume", "export"])
 
 
 # -- what a line says ---------------------------------------------------------------------------
@@ -119,7 +127,8 @@ def prompt_text(text: str) -> str:
     text = _REMINDER.sub("", text)
     name, args = _COMMAND_NAME.search(text), _COMMAND_ARGS.search(text)
     text = _WRAPPED.sub("", text).strip()
-    if name is not None and args is not None and args.group(1).strip():
+    if name is not None and args is not None and args.group(1).strip() and (
+            name.group(1).strip().lstrip("/").lower() not in _SETTINGS_COMMANDS):
         command = f"{name.group(1).strip()} {args.group(1).strip()}"
         text = f"{command}\n{text}" if text else command
     return "" if _INTERRUPTED.fullmatch(text) else text
