@@ -301,3 +301,20 @@ def test_what_to_build_it_as_after_what_not_to_is_the_operators_decision() -> No
     assert "TESSEL_CODEC_SHARED" in decisions[0]
     session.operator("build it as fast as you can", "On it.")
     assert len(session.section(DECISIONS)) == 1
+
+
+@pytest.mark.parametrize(("said", "decides"), [
+    ("Je reviens sur ce choix : on garde Moshi.", True),
+    ("On revient sur Redis pour le cache.", True),
+    # Coming back to a failure, a file, a point: no choice undone.
+    ("Je reviens sur l'échec.", False),
+    ("Je reviens sur le test qui casse.", False),
+])
+def test_coming_back_to_something_reverses_only_a_choice(said: str, decides: bool) -> None:
+    session = Session("fr")
+    session.bee("Go.", "Je vais faire le remboursement dans une transaction `Ecto.Multi`.")
+    session.bee("Go.", said)
+    decisions = session.section(DECISIONS)
+    assert any(said[:20] in line for line in decisions) is decides
+    if not decides:  # nor does it undo the choice before it
+        assert any("Ecto.Multi" in line for line in decisions), decisions

@@ -78,7 +78,9 @@ _DECISION = Pattern(
     r"retient|choisis|choisit|adopte)|(?:on\s+va|nous\s+allons|je\s+vais)\s+"
     r"(?:utiliser|garder|prendre|adopter))\s+(?:" + ARTICLE + NAMED
     + r"|(?:[\w.-]+\s+){1,3}pour\s+(?:le|la|les|l'|un|une|des|du)\s*\w+)|"
-    r"(?:je\s+)?reviens\s+sur\b|revenir\s+sur\b|"
+    # "Je reviens sur ce choix", "on revient sur Redis"; not "je reviens sur l'échec".
+    r"(?:reviens|revient|revenir|revenons)\s+sur\s+(?:(?:ce|cette|mon|ma|notre|le|la|l')\s*"
+    r"(?:choix|décision|idée|plan|option)\b|(?-i:`[^`\s]+`|[\w.+#/-]*[A-Z0-9][\w.+#/-]*))|"
     r"en\s+fait,?\s+non\b|au\s+lieu\s+d[eu']|plutôt\s+qu(?:e\b|')|abandon\s+d[eu']|"
     r"ne\s+convient\s+(?:pas|plus)\b|remplac(?:e|é|ée|er)\s+(?:par\b|\S+\s+par\b))",
     re.IGNORECASE)
@@ -92,7 +94,8 @@ _DECISION_CUES = (
     "prefer", "after ", "conclusion", "décision", "décidé", "tranché", "choix", "choisi",
     "opté", "retenu", "part sur", "partons", "va pour", "emporte", "garde", "utilis",
     "prend", "prenons", "passe", "passons", "bascul", "retien", "adopte", "ce sera",
-    "reviens", "revenir", "en fait", "au lieu", "plutôt", "abandon", "convient",
+    "reviens", "revenir", "revient", "revenons", "en fait", "au lieu", "plutôt", "abandon",
+    "convient",
     "remplac")
 # "Ce sera xxhash", "sharp l'emporte": a choice when what is chosen is no common word.
 _CHOSEN = Pattern(
