@@ -55,16 +55,16 @@ The probes (target in brackets):
   `environment_context`) or an orchestrator's nudge ("Continue from where you left off.":
   the whole line, or inside it when the nudge has 20 characters or more);
 - open_failures_named [90 %]: each folded failure whose fix is not in the view (or that has
-  no fix) is named on an Errors line by its command or its test path. A failure is a failing test,
-  linter, checker, build or shell command (never a read); a test failure is fixed by a later
-  success of the same command, of a test run naming the same path, or of a whole-suite run;
-  any other failure by the same command succeeding, or by the success of a wrapper that
-  runs it (`make lint` after `tflint`, `scripts/smoke.sh` after `nslookup`: the project
-  says which commands a wrapper runs, as its build file does);
+  no fix) is named on an Errors line by its command or its test path. A failure is a failing
+  test, linter, checker, build or shell command (never a read); a test failure is fixed by a
+  later success of the same command, of a test run naming the same path, or of a whole-suite
+  run; any other failure by the same command succeeding, or by the success of a wrapper that
+  runs it (`make lint` after `tflint`, `scripts/smoke.sh` after `nslookup`: the project says
+  which commands a wrapper runs, as its build file does);
 - fixed_failures_listed_open [0]: for each failure whose fix is in the view, folded or still
-  below the récit in condensé or net (whatever fixed it, a wrapper included), an Errors line naming its command or path with the failure's #seq,
-  and with neither the fix's #seq nor a word saying it was resolved (resolved, fixed,
-  solved, résolu, corrigé, réparé, réglé...);
+  below the récit in condensé or net (whatever fixed it, a wrapper included), an Errors line
+  naming its command or path with the failure's #seq, and with neither the fix's #seq nor a
+  word saying it was resolved (resolved, fixed, solved, résolu, corrigé, réparé, réglé...);
 - failed_heading_marked [100 %] and failed_tail_kept [100 %]: each long failing test run
   (thousands of passing lines, the failing test named in its tail, a command that does not
   name it), measured once, at the first pass that shows it in condensé (the summary's
@@ -72,22 +72,24 @@ The probes (target in brackets):
   failed (any of "failed", "failure", "fail", "échec", "échoué(e)", "en échec", "✗", "✘",
   "❌", "ok: false", case ignored), and its block names the failing test;
 - open_tickets_in_progress [90 %]: each ticket whose newest event in the view is an opening,
-  and whose newest folded event is one too, is named in Work in progress. A ticket's events are its openings (assigned, in the
-  operator's words or in three of them; started; resumed; reopened, by the operator, by a
-  tracker's output such as `linear issue view`'s "moved from Done to In Progress", or by
-  the bee's `bd update … --status in_progress`; and what says it is in flight: parked, "not
-  closed yet") and its closings, so a ticket can be closed, reopened and closed again;
-- closed_tickets_in_flight [0]: a ticket whose newest event in the view (folded, or below the
-  récit in condensé or net) is a closing is the first
-  ticket named on a Work in progress line that has no word saying it is closed (closed,
-  merged, done, shipped, fermé, livré, mergé, terminé...);
+  and whose newest folded event is one too, is named in Work in progress. A ticket's events
+  are its openings (assigned, in the operator's words or in three of them; started; resumed;
+  reopened, by the operator, by a tracker's output such as `linear issue view`'s "moved from
+  Done to In Progress", or by the bee's `bd update … --status in_progress`; and what says it
+  is in flight: parked, "not closed yet") and its closings, so a ticket can be closed,
+  reopened and closed again;
+- closed_tickets_in_flight [0]: a ticket whose newest event in the view (folded, or below
+  the récit in condensé or net) is a closing is the first ticket named on a Work in progress
+  line that has no word saying it is closed (closed, merged, done, shipped, fermé, livré,
+  mergé, terminé...);
 - next_step_newest [90 % of checkpoints]: the newest folded next step (the bee's, or the
   operator's request for the next thing to do) is named in Next step by one of its keys
   (the path, symbol or ticket it names);
-- decision_current [90 %]: for each subject with a folded decision, the newest folded
-  decision's choice word is on a Decisions line. A decision is the bee's ("I'll use
-  OVERWRITE for…", a reversal of its own), or the operator's: a reply that settles what the
-  bee asked ("Fine, MERGE it is."), or that overrules the bee ("No, use MERGE instead").
+- decision_current [90 %]: for each subject with a folded decision and no newer one still
+  below the récit, the newest folded decision's choice word is on a Decisions line. A
+  decision is the bee's ("I'll use OVERWRITE for…", a reversal of its own), or the
+  operator's: a reply that settles what the bee asked ("Fine, MERGE it is."), or that
+  overrules the bee ("No, use MERGE instead").
   An overrule that names neither the old choice nor its subject ("no, OneSignal") gets an
   answer from the bee that names what it undoes: nothing else in the text says which
   decision it reverses;
@@ -717,6 +719,8 @@ def check_decisions(result: Play, cp: int, view: View, folded: set[int]) -> None
         if not made:
             continue
         newest = max(made, key=lambda d: d.seq)
+        if any(d.subject == subject and newest.seq < d.seq <= cp for d in s.decisions):
+            continue  # a newer one is shown below the récit, and the récit defers to it
         label = s.project.choices[subject].subject[s.langue]
         result.ratio("decision_current", cp,
                      any(names(line, newest.choice, ignore_case=True) for line in lines),

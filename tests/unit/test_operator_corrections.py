@@ -318,3 +318,37 @@ def test_coming_back_to_something_reverses_only_a_choice(said: str, decides: boo
     assert any(said[:20] in line for line in decisions) is decides
     if not decides:  # nor does it undo the choice before it
         assert any("Ecto.Multi" in line for line in decisions), decisions
+
+
+@pytest.mark.parametrize(("words", "decides"), [
+    # Where to put something is a task said alone, a choice beside what it sets aside.
+    ("put that in gitlab as a bug", False),
+    ("move the hardcoded cidrs into variables", False),
+    ("Mets un indicateur de synchro dans la barre de navigation.", False),
+    ("Prends un ticket dans Linear pendant que je suis en réunion.", False),
+    ("Scrap Redis for idempotency keys. Put them in Postgres, an idempotency_keys table.",
+     True),
+    # A choice said as an instruction, a rule that chooses, a typo'd "let's".
+    ("Store the idempotency keys in Redis with a 24h TTL.", True),
+    ("Logging: go with zerolog everywhere in the new code.", True),
+    ("for molecule lets go with the docker driver", True),
+])
+def test_what_the_operator_chooses_and_what_it_only_asks(words: str, decides: bool) -> None:
+    session = Session()
+    session.operator(words, "OK.")
+    assert bool(session.section(DECISIONS)) is decides
+
+
+def test_a_choice_set_aside_then_put_elsewhere_replaces_it() -> None:
+    session = Session()
+    session.operator("Store the idempotency keys in Redis with a 24h TTL.", "OK.")
+    moved = session.operator("Scrap Redis for idempotency keys. Put them in Postgres, an "
+                             "idempotency_keys table.", "Moving them.")
+    assert [line.split()[0] for line in session.section(DECISIONS)] == [f"#{moved}"]
+
+
+def test_undoing_a_part_names_what_is_undone_not_the_word_part() -> None:
+    session = Session("fr")
+    session.bee("Partition ?", "Décision : on garde MERGE pour le rechargement d'une partition.")
+    session.operator("Pas Parquet : Avro, stp.", "Soit, je défais la partie Parquet.")
+    assert any("MERGE" in line for line in session.section(DECISIONS))

@@ -5,7 +5,7 @@ later run fixed, a ticket since closed (held-out round five)."""
 from __future__ import annotations
 
 from horizon.core.entries import Entry
-from horizon.core.labels import ENGLISH, ERRORS, WORK
+from horizon.core.labels import DECISIONS, ENGLISH, ERRORS, WORK
 from horizon.core.recit import Recit
 from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
@@ -130,3 +130,20 @@ def test_a_ticket_the_bee_says_it_filed_is_open() -> None:
     session.bee("", "J'ai créé PAY-812 pour le suivi du double remboursement.")
     work = " ".join(session.section("Travail en cours"))
     assert "#2153" in work and "PAY-812" in work
+
+
+def _operator(seq: int, words: str) -> Entry:
+    return Entry(seq=seq, instant=START + seq, type="conversation", sender="apicultrice",
+                 question=words, answer="OK.")
+
+
+def test_a_decision_replaced_below_the_recit_leaves_decisions() -> None:
+    lines = [_bee(1, "Decision: we'll use Redis for the idempotency keys, with a 24h TTL."),
+             _bee(2, "Decision: zerolog for the logs in the new code."),
+             *_filler(range(3, 40)),
+             _operator(40, "Scrap Redis for idempotency keys. Put them in Postgres, an "
+                           "idempotency_keys table.")]
+    zones, text = _view(lines)
+    _folded_and_waiting(zones, 2, 40)
+    decisions = _section(text, ENGLISH.title(DECISIONS))
+    assert "zerolog" in decisions and "Redis" not in decisions

@@ -87,7 +87,7 @@ _OPERATOR_CHOICE = Pattern(
     r"^\W*(?:(?:no|nope|non|actually|en\s+fait|instead|wait|hmm|ok|okay|fine|alors|plutôt|"
     r"finalement|d'accord|yes|oui|from\s+now\s+on|always|désormais|toujours|"
     r"à\s+partir\s+de\s+maintenant|je\s+reviens\s+(?:là-dessus|dessus)|on\s+second\s+thought|"
-    r"change\s+of\s+plans?)\b[\s,.!:;—–-]*)*(?:let's\s+|we'll\s+|we\s+should\s+|"
+    r"change\s+of\s+plans?)\b[\s,.!:;—–-]*)*(?:let'?s\s+|we'll\s+|we\s+should\s+|"
     r"please\s+|on\s+)?(?:use|go\s+with|stick\s+with|stay\s+with|keep|switch\s+to|"
     r"move\s+to|pick|choose|prefer|take|utiliser|utilise|utilisons|garde|gardons|prends|prenons|"
     r"passe\s+à|passons\s+à|choisis|reste\s+sur|restons\s+sur|part\s+sur|"
@@ -95,8 +95,7 @@ _OPERATOR_CHOICE = Pattern(
     r"(?:revert|switch\s+back|roll\s+back)\s+to|"
     r"(?:build|make|ship|write|keep|fais|construis)\s+(?:it|them|this|that|le|la|les)\s+"
     r"(?:as|with|behind|en|avec|comme)|"
-    r"(?:move|put|mets|déplace)\s+(?:[\w'-]+\s+){0,4}?(?:into|in|to|behind|under|dans|"
-    r"derrière|sous))\s+"
+    r"store\s+(?:[\w'-]+\s+){0,4}?(?:in|into|as|dans|en))\s+"
     r"(?:plutôt\s+|instead\s+|rather\s+|alors\s+|donc\s+)?" + ARTICLE
     + r"(?P<chosen>[\w.+#`/-]{2,})", re.IGNORECASE)
 # The operator's correction, said as the choice against the one it undoes ("Hmm, no: nfpm,
@@ -121,6 +120,14 @@ _OPERATOR_CORRECTION_SAID = Pattern(
 _OPERATOR_NOT_THAT = Pattern(
     r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+(?:not|pas)\s+"
     r"(?P<other>[\w.+#`/-]{2,})\s*[:;,—–-]\s*\w", re.IGNORECASE)
+# Where to put something instead: after a correcting word ("hmm no, move the check into a
+# middleware, X"), or beside what it sets aside ("Scrap Redis for the keys. Put them in
+# Postgres."), a correction; said alone ("put that in gitlab"), a task.
+_PUTTING = (r"(?:move|put|mets|déplace)\s+(?:[\w'-]+\s+){0,4}?(?:into|in|to|behind|under|dans|"
+            r"derrière|sous)\s+" + ARTICLE + r"(?P<chosen>[\w.+#`/-]{2,})")
+_OPERATOR_MOVED = Pattern(r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+" + _PUTTING,
+                          re.IGNORECASE)
+_OPERATOR_PUT = Pattern(r"^\W*" + _PUTTING, re.IGNORECASE)
 # "non, OneSignal": the operator's other pick, named alone after a no.
 _OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + NAMED + r")"
                           + _PLEASE, re.IGNORECASE)
@@ -149,8 +156,14 @@ def corrects(text: str) -> bool:
     # ne veux pas de WorkManager ici. Utilise repeatOnLifecycle.").
     return any(_corrects(sentence) or _NOT_FOR_THIS.search(sentence) is not None
                for sentence in said) or (
-        any(_names_choice(_OPERATOR_CHOICE.match(sentence)) for sentence in said)
+        any(_chooses(sentence) for sentence in said)
         and any(dropped_words(sentence) for sentence in said))
+
+
+def _chooses(sentence: str) -> bool:
+    """An instruction that chooses something, or says where to put it."""
+    return (_names_choice(_OPERATOR_CHOICE.match(sentence))
+            or _names_choice(_OPERATOR_PUT.match(sentence)))
 
 
 def _corrects(sentence: str) -> bool:
@@ -181,7 +194,8 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
             continue
         correcting = _is_correction(sentence)
         if not (correcting or _corrects(sentence)
-                or _names_choice(_OPERATOR_CHOICE.match(sentence))):
+                or _names_choice(_OPERATOR_CHOICE.match(sentence))
+                or (setting_aside and _names_choice(_OPERATOR_PUT.match(sentence)))):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
         about = sentence if sentence in setting_aside else " ".join([sentence, *setting_aside])
@@ -220,7 +234,8 @@ def _is_correction(sentence: str) -> bool:
     return (_names_choice(_OPERATOR_CORRECTION.match(sentence))
             or _names_choice(_OPERATOR_OTHER.match(sentence))
             or _names_choice(_OPERATOR_CORRECTION_SAID.match(sentence))
-            or _names_choice(_OPERATOR_NOT_THAT.match(sentence)))
+            or _names_choice(_OPERATOR_NOT_THAT.match(sentence))
+            or _names_choice(_OPERATOR_MOVED.match(sentence)))
 
 
 def _names_choice(match: re.Match[str] | None) -> bool:

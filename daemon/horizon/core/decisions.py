@@ -40,7 +40,7 @@ _DECISION = Pattern(
     r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
     r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
     r"it's\s+decided\b|settl(?:ed|ing)\s+on\b|standardi[sz](?:e|ed|ing)\s+on\b|"
-    r"(?:we|let's|let\s+us)(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to)?\s+"
+    r"(?:we|let'?s|let\s+us)(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to)?\s+"
     r"(?:use|go\s+with|stick\s+with|keep|switch\s+to|move\s+to|adopt|stay\s+with|"
     r"rely\s+on|store)\b|(?:going|go|gone|went)\s+with\b" + _NOT_A_PRONOUN + r"|"
     r"opt(?:ed|ing)\s+for\b|"
@@ -92,7 +92,7 @@ _DECISION_CUES = (
     "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
     "earlier call", "wrong", "favo", "replac", "drop", "chose", "chosen", "pick",
     "prefer", "after ", "conclusion", "décision", "décidé", "tranché", "choix", "choisi",
-    "opté", "retenu", "part sur", "partons", "va pour", "emporte", "garde", "utilis",
+    "opté", "retenu", "part sur", "pars sur", "partons", "va pour", "emporte", "garde", "utilis",
     "prend", "prenons", "passe", "passons", "bascul", "retien", "adopte", "ce sera",
     "reviens", "revenir", "revient", "revenons", "en fait", "au lieu", "plutôt", "abandon",
     "convient",
@@ -101,7 +101,7 @@ _DECISION_CUES = (
 _CHOSEN = Pattern(
     r"\bce\s+sera\s+(?:du\s+|de\s+la\s+|le\s+|la\s+|les\s+|l'|un\s+|une\s+)?"
     r"(?P<after>[\w.+#`-]+)|(?P<before>[\w.+#`-]+)\s+(?:l'emporte|wins|gagne)\b|"
-    r"\b(?:va\s+pour|on\s+part\s+sur|nous\s+partons\s+sur)\s+"
+    r"\b(?:va\s+pour|on\s+part\s+sur|nous\s+partons\s+sur|je\s+pars\s+sur)\s+"
     r"(?:du\s+|de\s+la\s+|le\s+|la\s+|les\s+|l'|un\s+|une\s+)?(?P<on>[\w.+#`-]+)",
     re.IGNORECASE)
 _COMMON = frozenset([
@@ -112,7 +112,7 @@ _COMMON = frozenset([
     "less", "easier", "harder", "better", "worse", "done", "fine", "good", "ready",
     "same", "it", "this", "that", "there", "cas", "fois", "moment", "temps", "tout",
     "rien", "chose", "différent", "pire", "meilleur", "fast", "quick", "quickly", "soon",
-    "vite",
+    "vite", "ticket", "tickets", "issue", "issues", "bug", "look", "coup", "œil",
 ])
 _DECISION_END = Pattern(r"(?<=[.!?])\s+|(?<=[.!?])$")
 _UNDECIDED = Pattern(r"\b(?:no\s+decision|not\s+(?:yet\s+)?decided|undecided|"
@@ -127,7 +127,8 @@ _REVERSAL = Pattern(
     r"changement\s+de\s+plan)", re.IGNORECASE)
 _DROPPED = Pattern(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not|(?<=, )pas|(?<=, )no|undo(?:ing|ne)?|défais|"
-    r"scratch|ditch|skip|don't\s+want(?:\s+(?:a|an|another|any))?|"
+    r"scratch|scrap|ditch|skip|forget|oublie|laisse\s+tomber|"
+    r"don't\s+want(?:\s+(?:a|an|another|any))?|"
     r"(?:don't|do\s+not|never)\s+use|n'utilise\s+(?:pas|plus)|"
     r"ne\s+veux\s+(?:pas|plus)(?:\s+d[eu'])?|"
     r"drop(?:p?ing|ped)?|abandon(?:ing)?|"
@@ -186,6 +187,8 @@ _STOP = frozenset([
     "va", "après", "apres", "comparaison", "choix", "reviens", "revenir", "emporte",
     "prend", "prends", "pris", "abandon", "remplace", "remplacer", "convient", "fait",
     "non", "bon", "next", "step", "today", "add", "test", "tests",
+    # "je défais la partie Parquet", "the bit about X": what is undone is X.
+    "partie", "parties", "bout", "morceau", "pièce", "piece", "bit", "portion",
 ])
 _CLITIC = Pattern(r"(?:'ll|'re|'ve|'s|'d|'m|n't)$")
 _ELISION = Pattern(r"^(?:l|d|j|qu|n|s|c|m|t)'")

@@ -1,5 +1,5 @@
 """What exchanges still waiting in condensé or net have overtaken in the récit (pure,
-ADR 0008): a failure a later run fixed, a ticket since closed.
+ADR 0008): a failure a later run fixed, a ticket since closed, a decision since replaced.
 
 The récit learns an exchange when it folds; until then the view shows the exchange whole
 or condensed below the récit, and the récit must not say the opposite above it ("the
@@ -16,18 +16,24 @@ import msgspec
 
 from horizon.core.blocks import Item, Signals
 from horizon.core.facts import learn_ahead
-from horizon.core.labels import ERRORS, WORK, Labels
+from horizon.core.labels import DECISIONS, ERRORS, WORK, Labels
 from horizon.core.recit import Recit
 from horizon.core.records import FAILURES_KEPT
-from horizon.core.sections import ERROR_LINE_CHARS, error_lines, ticket_lines
+from horizon.core.sections import (
+    ERROR_LINE_CHARS,
+    current_decisions,
+    decision_lines,
+    error_lines,
+    ticket_lines,
+)
 from horizon.core.signals import signals_of
 
 
 def overtaken(recit: Recit, condensed: Sequence[Item], net: Sequence[Item], labels: Labels,
               ligne_max: int) -> Recit:
-    """`recit` without the Errors and Work in progress lines that the exchanges waiting in
-    condensé and net (each in seq order) make untrue."""
-    if not any(recit.lines_of(name) for name in (ERRORS, WORK)):
+    """`recit` without the Errors, Work in progress and Décisions lines that the exchanges
+    waiting in condensé and net (each in seq order) make untrue."""
+    if not any(recit.lines_of(name) for name in (ERRORS, WORK, DECISIONS)):
         return recit
     # A condensed exchange was read as it left net; one whose reading is still owed is
     # passed over: its answer is no longer whole.
@@ -50,6 +56,11 @@ def overtaken(recit: Recit, condensed: Sequence[Item], net: Sequence[Item], labe
               and name in ahead.tickets and not ahead.tickets[name].in_flight}
     stale[WORK] = {line for names, line in ticket_lines(facts, ligne_max)
                    if closed.issuperset(names)} if closed else set()
+    # A decision a waiting one replaces; not one let go to make room.
+    kept = set(ahead.decisions)
+    now = set(current_decisions(ahead.decisions))
+    stale[DECISIONS] = {line for decision, line in decision_lines(facts, ligne_max)
+                        if decision in kept and decision not in now}
     if not any(stale.values()):
         return recit
     sections = {name: tuple(line for line in lines if line not in stale.get(name, ()))

@@ -22,9 +22,8 @@ def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple
     renders."""
     colon = labels.colon
     sections = {
-        DECISIONS: _newest_first(
-            (decision.seq, cut(f"#{decision.seq} {decision.text}", ligne_max))
-            for decision in current_decisions(facts.decisions)),
+        DECISIONS: _newest_first((line.seq, line.text)
+                                 for _, line in decision_lines(facts, ligne_max)),
         FILES: _newest_first((seq, cut(f"{path} (#{seq})", ligne_max))
                              for path, seq in _files(facts.files).items()),
         ERRORS: _newest_first(_errors(facts, colon, min(ligne_max, ERROR_LINE_CHARS))),
@@ -38,6 +37,12 @@ def sections_of(facts: Facts, labels: Labels, ligne_max: int) -> dict[str, tuple
 def _newest_first(lines: Iterable[tuple[int, str]]) -> tuple[Line, ...]:
     return tuple(Line(seq, text) for seq, text in sorted(lines, key=lambda line: (-line[0],
                                                                                    line[1])))
+
+
+def decision_lines(facts: Facts, ligne_max: int) -> Iterable[tuple[Decision, Line]]:
+    """The Décisions lines, each with the decision it shows."""
+    for decision in current_decisions(facts.decisions):
+        yield decision, Line(decision.seq, cut(f"#{decision.seq} {decision.text}", ligne_max))
 
 
 def current_decisions(decisions: Iterable[Decision]) -> list[Decision]:
