@@ -470,3 +470,18 @@ def test_a_bee_is_named_after_its_folder_accents_folded(folder: str, bee: str) -
     from horizon.cli.importing import bee_of_folder
 
     assert bee_of_folder(folder) == bee
+
+
+def test_recording_progress_mid_reading_does_not_move_the_reading(
+        imported_whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A long import records how far it got every SAVE_EVERY_S, while a message or a call
+    may still be open: the record's check of the bytes before its restart point must not
+    move the reading back there (lines read twice were appended twice)."""
+    import horizon.imports.follow as follow_module
+
+    monkeypatch.setattr(follow_module, "SAVE_EVERY_S", 0.0)  # a save after every entry
+    hive = make_hive(tmp_path)
+    code, _, err = run_import(hive, REAL, capsys)
+    assert code == 0, err
+    assert journal(hive) == journal(imported_whole)

@@ -142,9 +142,10 @@ def _open_transcript(path: Path) -> BinaryIO:
 
 
 def _digest(source: BinaryIO, offset: int) -> str:
+    """The check of the bytes before `offset`, read without moving the reading: a save
+    in the middle of a reading would otherwise send it back to its restart point."""
     start = max(0, offset - CHECK_BYTES)
-    source.seek(start)
-    return hashlib.sha256(source.read(offset - start)).hexdigest()
+    return hashlib.sha256(os.pread(source.fileno(), offset - start, start)).hexdigest()
 
 
 @dataclass
