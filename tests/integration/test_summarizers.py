@@ -43,6 +43,7 @@ KEY = "sk-horizon-test-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 KEY_ENV = "HORIZON_TEST_OPENAI_KEY"
 WIRES = ("ollama", "openai")
 TIMEOUT_S = 0.4
+ANSWER_WAIT_S = 30.0  # what a server that answers at once is given
 SLOW_S = 1.5
 ANSWER = ("J'ai écrit honey/page.html puis lancé les tests ; tout passe. " * 12).strip()
 # What each failure mode makes a provider say (ProviderError's message, lower-cased).
@@ -75,8 +76,11 @@ class Site:
 
     def config(self, **extra: Any) -> ProviderConfig:
         key_env = KEY_ENV if self.wire == "openai" else None
-        return ProviderConfig(url=self.url, timeout_s=TIMEOUT_S, api_key_env=key_env,
-                              options=self.options, **extra)
+        # Only a slow server meets the short timeout: a loaded machine may take longer
+        # than it to answer a quick one, and the test would read a timeout.
+        extra.setdefault("timeout_s", TIMEOUT_S if self.mode == "slow" else ANSWER_WAIT_S)
+        return ProviderConfig(url=self.url, api_key_env=key_env, options=self.options,
+                              **extra)
 
     def requests(self) -> list[dict[str, Any]]:
         if self.server is None:
