@@ -328,9 +328,9 @@ def test_coming_back_to_something_reverses_only_a_choice(said: str, decides: boo
     ("Prends un ticket dans Linear pendant que je suis en réunion.", False),
     ("Scrap Redis for idempotency keys. Put them in Postgres, an idempotency_keys table.",
      True),
-    # A choice said as an instruction, a rule that chooses, a typo'd "let's".
+    # A choice said as an instruction, a typo'd "let's"; a rule stays in Paroles alone.
     ("Store the idempotency keys in Redis with a 24h TTL.", True),
-    ("Logging: go with zerolog everywhere in the new code.", True),
+    ("Logging: go with zerolog everywhere in the new code.", False),
     ("for molecule lets go with the docker driver", True),
 ])
 def test_what_the_operator_chooses_and_what_it_only_asks(words: str, decides: bool) -> None:
@@ -352,3 +352,47 @@ def test_undoing_a_part_names_what_is_undone_not_the_word_part() -> None:
     session.bee("Partition ?", "Décision : on garde MERGE pour le rechargement d'une partition.")
     session.operator("Pas Parquet : Avro, stp.", "Soit, je défais la partie Parquet.")
     assert any("MERGE" in line for line in session.section(DECISIONS))
+
+
+@pytest.mark.parametrize(("said", "decides"), [
+    # A version pinned, a name given.
+    ("I'm pinning the AWS provider to \"~> 5.40\" in versions.tf.", True),
+    ("5.40 wont cut it. bump the pin to ~> 5.60", True),
+    ("call the state bucket acme-tfstate-eu", True),
+    ("Bump the version to 2.1 when you finish.", False),
+    ("Let me name the file properly.", False),
+    # What the bee builds with, by a name no plain word has.
+    ("I'll answer throttled requests with 429 Too Many Requests plus Retry-After.", True),
+    ("Je mets le cache des miniatures dans un NSCache, limité à 50 Mo.", True),
+    ("On passe l'état des vues par @Observable, fini les ObservableObject.", True),
+    ("Pour l'état, on utilise la macro @Observable partout.", True),
+    ("I'll reply on GitHub.", False),
+    ("I'll put a breakpoint in HandleWebhook.", False),
+    ("J'aimerais que tu commences par renommer CreditNote, avant tout le reste.", False),
+    ("I'll add a variable in variables.tf.", False),
+    # A plan that chooses; a plan that only says what comes next.
+    ("Plan: use golang.org/x/time/rate, one rate.Limiter per API key in a sync.Map.", True),
+    ("Plan: read the logs, then fix the test.", False),
+])
+def test_choices_said_by_pinning_naming_building_or_planning(said: str, decides: bool) -> None:
+    session = Session()
+    session.bee("Go on.", said)
+    assert bool(session.section(DECISIONS)) is decides
+
+
+@pytest.mark.parametrize(("older", "newer", "new"), [
+    ("Plan: use golang.org/x/time/rate, one rate.Limiter per API key.",
+     "Not x/time/rate. We'll do our own sliding window counter instead.", "sliding window"),
+    ("Je pars sur SwiftData pour la persistance des entrées.",
+     "Je préfère qu'on reste sur GRDB plutôt que SwiftData.", "GRDB"),
+    ("Conflits : on garde last-write-wins sur le champ updatedAt.",
+     "Finalement non pour last-write-wins. On garde les deux versions et l'utilisateur "
+     "choisit.", "deux versions"),
+])
+def test_the_operator_prefers_another_choice(older: str, newer: str, new: str) -> None:
+    session = Session("fr" if "Je" in older or "Conflits" in older else "en")
+    session.bee("Which?", older)
+    reversal = session.operator(newer, "OK.")
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
+    assert new in decisions[0]

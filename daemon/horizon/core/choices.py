@@ -154,7 +154,10 @@ def corrects(text: str) -> bool:
     said = sentences(flat)[:3]
     # Or a choice in one sentence and what it sets aside in another ("Finalement non, je
     # ne veux pas de WorkManager ici. Utilise repeatOnLifecycle.").
+    # Or a choice said with what it replaces ("Je préfère qu'on reste sur GRDB plutôt que
+    # SwiftData"), even as a preference that reads like a rule.
     return any(_corrects(sentence) or _NOT_FOR_THIS.search(sentence) is not None
+               or (bool(dropped_words(sentence)) and bool(decisions_stated(sentence)))
                for sentence in said) or (
         any(_chooses(sentence) for sentence in said)
         and any(dropped_words(sentence) for sentence in said))
@@ -199,7 +202,7 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
         about = sentence if sentence in setting_aside else " ".join([sentence, *setting_aside])
-        if said not in known:
+        if not any(said in text for text in known):  # not read already with the one before
             found.append(_with_reply(said, about, correcting or _OPERATOR_REVERSAL.search(
                 about) is not None, undoes))
         if len(found) == DECISIONS_PER_TEXT:

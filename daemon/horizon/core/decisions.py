@@ -24,18 +24,32 @@ DECISIONS_PER_TEXT = 3
 
 # A named thing: a word with a capital, a digit, a dot, a dash or underscore, a slash, a
 # plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
-NAMED = r"(?-i:`[^`\s]+`|(?![a-z]+\.(?:\s|$))[\w.+#/-]*[A-Z0-9._/+#-][\w.+#/-]*)"
+NAMED = r"(?-i:`[^`\s]+`|(?![a-z]+\.(?:\s|$))[\w.+#/@-]*[A-Z0-9._/+#@-][\w.+#/@-]*)"
+# A name no plain word has: code's dots inside (`golang.org/x/time/rate`), CamelCase
+# (`NSCache`), an @ (`@Observable`), a status code or a version (`429`, `5.40`).
+# A file or a folder in backquotes is where the work goes, not a choice.
+STRONG = (r"(?!`[^`]*/)(?!`?[\w./-]*\.(?:py|ts|tsx|js|rb|go|rs|exs?|cpp|hpp|cc|h|c|java|kt|"
+          r"swift|md|json|toml|ya?ml|sql|sh|tf)\b)"
+          r"(?-i:`[^`\s]{2,}`|[\w-]+\.[\w-]+(?:[./][\w-]+)*|[A-Z][a-z0-9]+[A-Z]\w*|"
+          r"[A-Z]{2,}[a-z]\w*|@[A-Za-z]\w+|\d{3,}\b)")
 # "Moved back to In Progress": a ticket's state, not a choice.
 _NOT_A_STATE = (r"(?!(?i:in\s+progress|done|in\s+review|review|todo|to\s+do|backlog|"
                 r"ready|blocked|closed|open)\b)")
 # "OK, going with that.": an assent to what was said, not a choice of a thing.
 _NOT_A_PRONOUN = r"(?!\s+(?:that|this|it|them|those|these|yours)\b)"
-ARTICLE = r"(?:(?:the|a|an|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
+ARTICLE = r"(?:(?:the|a|an|our\s+own|our|le|la|les|l'|un|une|des|du|de|d')\s*)?"
+# How the bee says, in the present, that it builds something some way ("Je mets le cache
+# dans un NSCache", "On passe l'état par @Observable"); not "j'aimerais que tu…".
+_BUILDING = (r"(?:mets|mettons|écris|écrivons|fais|faisons|passe|passons|stocke|stockons|"
+             r"garde|gardons|construis|branche|implémente|range|gère|gérons|code|bascule|"
+             r"ajoute|ajoutons|utilise|utilisons|prends|prenons|pars|propose)")
 # What a bee does now, not a choice it makes ("I'll rerun it rather than guess").
 _ACTING = (r"(?:run|rerun|re-run|retry|try|check|recheck|look|read|reread|wait|ask|test|"
            r"fix|debug|investigate|dig|poke|see|grep|search|find|open|start|begin|stop|"
            r"leave|let|do\s+that|just|regarder|lire|lancer|relancer|vérifier|tester|"
-           r"chercher|corriger|ouvrir|attendre|essayer)")
+           r"chercher|corriger|ouvrir|attendre|essayer|reply|respond|comment|post|paste|ping|"
+           r"report|note|log|print|(?:put|set|add)\s+a\s+breakpoint|répondre|réponds|"
+           r"commente|colle|signale)")
 _DECISION = Pattern(
     r"\b(?:decision\b|(?:we|i)(?:'ve|\s+have)?\s+decided\s+(?:on|to\s+(?:use|go|keep|"
     r"switch|stick|drop|replace|move|adopt|store|rely|run|build))\b|decided\s+on\b|"
@@ -61,6 +75,25 @@ _DECISION = Pattern(
     + r"|(?:[\w.-]+\s+){1,3}for\s+(?:the\s+)?\w+|(?:[\w.'-]+\s+){1,6}?(?:from|of)\s+"
     + NAMED + r")|"
     r"(?:chose|chosen|picked|prefer)\s+" + ARTICLE + NAMED + r"|"
+    # A version pinned ("I'm pinning the AWS provider to \"~> 5.40\"", "bump the pin to
+    # ~> 5.60"); a name given ("call the state bucket acme-tfstate-eu").
+    r"(?:\bpin(?:s|ning|ned)?\s+(?:[\w/'\".-]+\s+){0,4}?|\bthe\s+pin\s+)to\s+[\"'`]?"
+    r"[~^<>=]*\s*v?\d|"
+    r"\b(?:call|name|rename)\s+(?:it|them|the\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+[`\"']?"
+    r"[a-z0-9]+(?:[-_.][a-z0-9]+)+|"
+    # What the bee builds with, named by a name no plain word has ("I'll build the limiter
+    # on golang.org/x/time/rate", "Je mets le cache dans un NSCache", "J'écris les tests
+    # avec Swift Testing (@Test)").
+    r"(?:(?:(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|'re\s+going\s+to)|je\s+vais|on\s+va|"
+    r"nous\s+allons)\s*(?!" + _ACTING + r"\b)\w+|(?:je|j'|on|nous)\s*" + _BUILDING
+    + r")\b[^.!?`]{0,60}?\b(?:with|on|in|"
+    r"into|as|via|using|behind|through|avec|dans|en|via|par|sous)\s+(?:[\w'-]+,?\s+){0,4}?"
+    r"\(?" + STRONG + r"|"
+    # "Plan: use x/time/rate", "Plan: replace count with for_each": a plan that chooses.
+    r"^\W*plan\s*:\s*(?:use|replace|switch\s+to|go\s+with|adopt|move\s+to|keep)\b|"
+    # A choice said after a no ("Finalement non pour last-write-wins."), what replaces it
+    # next; and the French "fini les X" (no more X).
+    r"finalement,?\s+non\b|\bfini\s+(?:les?|la|l')\s*" + NAMED + r"|"
     r"(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|'re\s+going\s+to)\s+(?!" + _ACTING + r"\b)\w+"
     r"\b[^.!?]{0,100}?\b(?:rather\s+than|instead\s+of)\s+" + ARTICLE + r"\w|"
     # How the bee will build something, with a piece of code it names ("I'll implement the
@@ -76,7 +109,7 @@ _DECISION = Pattern(
     r"(?:(?:on|je|nous)\s+(?:garde|gardons|garderons|utilise|utilisera|utiliserons|"
     r"prend|prends|prenons|passe\s+à|passons\s+à|bascule\s+sur|basculons\s+sur|retiens|"
     r"retient|choisis|choisit|adopte)|(?:on\s+va|nous\s+allons|je\s+vais)\s+"
-    r"(?:utiliser|garder|prendre|adopter))\s+(?:" + ARTICLE + NAMED
+    r"(?:utiliser|garder|prendre|adopter))\s+(?:" + ARTICLE + r"(?:\w+\s+)?" + NAMED
     + r"|(?:[\w.-]+\s+){1,3}pour\s+(?:le|la|les|l'|un|une|des|du)\s*\w+)|"
     # "Je reviens sur ce choix", "on revient sur Redis"; not "je reviens sur l'échec".
     r"(?:reviens|revient|revenir|revenons)\s+sur\s+(?:(?:ce|cette|mon|ma|notre|le|la|l')\s*"
@@ -86,7 +119,8 @@ _DECISION = Pattern(
     re.IGNORECASE)
 _DECISION_CUES = (
     "decid", "decision", "actually", "let's not", "over ", "profit", "reste", "from ",
-    "want", "'ll ", "going to", "je vais", "on va", "allons", "ajoute",
+    "want", "'ll ", "going to", "je vais", "on va", "allons", "ajoute", "pin", "call",
+    "name", "plan", "fini", "je ", "j'", "on ",
     "settl", "standardi", "use", "go with", "going with", "gone with",
     "went with", "stick", "keep", "switch", "mov", "migrat", "store", "adopt", "rely",
     "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
@@ -142,8 +176,8 @@ _WAS_WRONG = Pattern(
     r"([\w.+#-]+)\s+(?:n'était|n'est)\s+pas\s+le\s+bon|([\w.+#-]+)\s+is\s+gone",
     re.IGNORECASE)
 # A decision that only turns a choice down; what replaces it comes in the next sentence.
-_TURNS_DOWN = Pattern(r"\b(?:(?:don't|do\s+not)\s+want|let's\s+not|ne\s+veu[xt]\s+pas)\b",
-                      re.IGNORECASE)
+_TURNS_DOWN = Pattern(r"\b(?:(?:don't|do\s+not)\s+want|let's\s+not|ne\s+veu[xt]\s+pas|"
+                      r"finalement,?\s+non|en\s+fait,?\s+non)\b", re.IGNORECASE)
 # Sentences that report what someone else decided, or quote them.
 _REPORTED = Pattern(r"\b(?:you\s+(?:decided|want|asked|said|chose)|tu\s+(?:as|veux)|"
                        r"vous\s+(?:avez|voulez))\b", re.IGNORECASE)
@@ -247,12 +281,17 @@ _STEP_LEAD = Pattern(
     r"(?:now|next|then|after\s+that),?\s+(?:let\s+me|let's|i(?:'ll|\s+will)|i'm\s+going\s+to)\b|"
     r"let\s+me\s+(?:now|next)\b|todo\s*[:\-]|to\s+do\s*:|prochaines?\s+étapes?\b|"
     r"(?:ensuite|maintenant|puis),?\s+(?:je|on)\b|la\s+suite\s*:)", re.IGNORECASE)
+_PLAN_CHOICE = Pattern(r"^\W*plan\s*:\s*(?:use|replace|switch\s+to|go\s+with|adopt|move\s+to|"
+                      r"keep)\b", re.IGNORECASE)
+
+
 def _decides(sentence: str) -> bool:
     """Whether a sentence settles a choice: not a question, not someone else's words, not
     a ticket's work ("Je prends #7189", "Switching to DATA-204"), not undecided, not what
     comes next."""
     if (sentence.endswith("?") or _REPORTED.search(sentence) or ticket_names(sentence)
-            or _UNDECIDED.search(sentence) or _STEP_LEAD.match(sentence)):
+            or _UNDECIDED.search(sentence)
+            or (_STEP_LEAD.match(sentence) and not _PLAN_CHOICE.match(sentence))):
         return False
     if _DECISION.search(sentence) is not None:
         return True

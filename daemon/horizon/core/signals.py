@@ -141,11 +141,10 @@ def signals_of(item: Item) -> Signals:
     decisions = decisions_stated(answer)
     operator_decided = 0
     reply = None
-    # A rule that is also a choice ("Logging: go with zerolog everywhere") decides too;
-    # words that take a rule back ("drop the make-lint-before-done thing") decide nothing.
+    # A rule stays in Paroles, word for word, unless it corrects a choice; words that take
+    # a rule back ("drop the make-lint-before-done thing") decide nothing.
     if item.lighthouse and item.type == CONVERSATION and (
-            not is_rule(question) or corrects(question) or decisions_stated(question)
-    ) and not withdraws_rule(question):
+            not is_rule(question) or corrects(question)) and not withdraws_rule(question):
         # The operator's choice stands over the bee's: said after it, it replaces it.
         chosen = operator_decisions(question, answer)
         # The bee's "Right, OneSignal then." only repeats the operator's choice.
