@@ -15,6 +15,24 @@ from tests.unit.test_recit_sections import Session
 DECISIONS, PAROLES, WORK = "Décisions", "Paroles de l'apicultrice", "Travail en cours"
 
 
+def bee_decides(said: str) -> bool:
+    """Whether the bee's words alone put a line in Décisions."""
+    session = Session()
+    session.bee("Go on.", said)
+    return bool(session.section(DECISIONS))
+
+
+def only_the_reversal_stands(bee: str, operator: str, language: str = "en") -> list[str]:
+    """Décisions after the bee's choice and the operator's words, which must be its only
+    line."""
+    session = Session(language)
+    session.bee("Which?", bee)
+    reversal = session.operator(operator, "OK.")
+    decisions = session.section(DECISIONS)
+    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
+    return decisions
+
+
 @pytest.mark.parametrize(("bee", "correction", "new", "old"), [
     ("Decision: we'll do a blue/green node group swap rather than rolling the group.",
      "No, do the in-place rolling update with max_unavailable_percentage=25. We don't "
@@ -213,9 +231,7 @@ def test_a_choice_of_what_an_older_decision_set_aside_supersedes_it() -> None:
     ("I'll check the logs instead of restarting the pod.", False),
 ])
 def test_a_bees_choice_said_as_one_thing_rather_than_another(said: str, decides: bool) -> None:
-    session = Session()
-    session.bee("Go on.", said)
-    assert bool(session.section(DECISIONS)) is decides
+    assert bee_decides(said) is decides
 
 
 @pytest.mark.parametrize(("older", "turned_down", "replaced_by"), [
@@ -229,12 +245,7 @@ def test_a_bees_choice_said_as_one_thing_rather_than_another(said: str, decides:
 ])
 def test_a_choice_the_operator_turns_down_leaves_with_what_replaces_it(
         older: str, turned_down: str, replaced_by: str) -> None:
-    session = Session()
-    session.bee("Where does it go?", older)
-    reversal = session.operator(turned_down, "Fair enough.")
-    decisions = session.section(DECISIONS)
-    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
-    assert replaced_by in decisions[0]
+    assert replaced_by in only_the_reversal_stands(older, turned_down)[0]
 
 
 @pytest.mark.parametrize(("said", "decides"), [
@@ -257,9 +268,7 @@ def test_a_choice_the_operator_turns_down_leaves_with_what_replaces_it(
     ("Reopened bd-42, moved back to In Progress.", False),
 ])
 def test_a_bees_choice_of_code_to_build_with(said: str, decides: bool) -> None:
-    session = Session()
-    session.bee("Go on.", said)
-    assert bool(session.section(DECISIONS)) is decides
+    assert bee_decides(said) is decides
 
 
 @pytest.mark.parametrize(("bee", "operator", "new"), [
@@ -275,12 +284,7 @@ def test_a_bees_choice_of_code_to_build_with(said: str, decides: bool) -> None:
 ])
 def test_the_operator_sends_the_bee_back_or_elsewhere(bee: str, operator: str,
                                                       new: str) -> None:
-    session = Session()
-    session.bee("How?", bee)
-    reversal = session.operator(operator, "Got it.")
-    decisions = session.section(DECISIONS)
-    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
-    assert new in decisions[0]
+    assert new in only_the_reversal_stands(bee, operator)[0]
 
 
 def test_words_that_take_a_rule_back_decide_nothing() -> None:
@@ -375,9 +379,7 @@ def test_undoing_a_part_names_what_is_undone_not_the_word_part() -> None:
     ("Plan: read the logs, then fix the test.", False),
 ])
 def test_choices_said_by_pinning_naming_building_or_planning(said: str, decides: bool) -> None:
-    session = Session()
-    session.bee("Go on.", said)
-    assert bool(session.section(DECISIONS)) is decides
+    assert bee_decides(said) is decides
 
 
 @pytest.mark.parametrize(("older", "newer", "new"), [
@@ -390,9 +392,5 @@ def test_choices_said_by_pinning_naming_building_or_planning(said: str, decides:
      "choisit.", "deux versions"),
 ])
 def test_the_operator_prefers_another_choice(older: str, newer: str, new: str) -> None:
-    session = Session("fr" if "Je" in older or "Conflits" in older else "en")
-    session.bee("Which?", older)
-    reversal = session.operator(newer, "OK.")
-    decisions = session.section(DECISIONS)
-    assert [line.split()[0] for line in decisions] == [f"#{reversal}"], decisions
-    assert new in decisions[0]
+    language = "fr" if "Je" in older or "Conflits" in older else "en"
+    assert new in only_the_reversal_stands(older, newer, language)[0]
