@@ -4,6 +4,8 @@ later run fixed, a ticket since closed (held-out round five)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from horizon.core.entries import Entry
 from horizon.core.labels import DECISIONS, ENGLISH, ERRORS, WORK
 from horizon.core.recit import Recit
@@ -147,3 +149,18 @@ def test_a_decision_replaced_below_the_recit_leaves_decisions() -> None:
     _folded_and_waiting(zones, 2, 40)
     decisions = _section(text, ENGLISH.title(DECISIONS))
     assert "zerolog" in decisions and "Redis" not in decisions
+
+
+def test_what_is_read_of_net_exchanges_is_kept_only_while_they_are_there() -> None:
+    """A bee's memo keeps each net exchange's reading for the next view, and lets it go
+    with the exchange: a daemon's memory does not grow with the journal."""
+    lines = [_call(1, "pytest tests/test_wind.py", FAILED, ok=False), *_filler(range(2, 40))]
+    zones = Zones()
+    ctx = Context("mia", SETTINGS, Truncation(240, ENGLISH), START + 100, None)
+    memo: dict[Any, Any] = {}
+    for seq in range(40, 80):
+        apply(zones, [*lines, *_filler(range(40, seq + 1))] if seq == 40
+              else _filler(range(seq, seq + 1)), ctx)
+        render(zones, "mia", SETTINGS, None, memo)
+        read = {key[1] for key in memo if key[0] == "read"}
+        assert read and read <= {item.seq for item in zones.net}

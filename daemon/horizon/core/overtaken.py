@@ -9,8 +9,7 @@ the waiting exchanges say, they say themselves.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 
@@ -30,17 +29,16 @@ from horizon.core.signals import signals_of
 
 
 def overtaken(recit: Recit, condensed: Sequence[Item], net: Sequence[Item], labels: Labels,
-              ligne_max: int) -> Recit:
+              ligne_max: int, read_net: Callable[[Item], Signals] = signals_of) -> Recit:
     """`recit` without the Errors, Work in progress and Décisions lines that the exchanges
-    waiting in condensé and net (each in seq order) make untrue."""
+    waiting in condensé and net (each in seq order) make untrue; `read_net` reads a net
+    exchange (the caller may keep what it read)."""
     if not any(recit.lines_of(name) for name in (ERRORS, WORK, DECISIONS)):
         return recit
     # A condensed exchange was read as it left net; one whose reading is still owed is
     # passed over: its answer is no longer whole.
     read = [(item, item.signals) for item in condensed if item.signals is not None]
-    read += [(item, _read(item.seq, item.instant, item.type, item.question, item.answer,
-                          item.lighthouse, item.sender, item.tool, item.ok, item.files))
-             for item in net]
+    read += [(item, read_net(item)) for item in net]
     if not read:
         return recit
     facts = recit.facts
@@ -67,13 +65,3 @@ def overtaken(recit: Recit, condensed: Sequence[Item], net: Sequence[Item], labe
                 for name, lines in recit.sections.items()}
     return msgspec.structs.replace(
         recit, sections={name: lines for name, lines in sections.items() if lines})
-
-
-@functools.lru_cache(maxsize=2048)
-def _read(seq: int, instant: float, kind: str, question: str, answer: str, lighthouse: bool,
-          sender: str | None, tool: str | None, ok: bool | None,
-          files: tuple[str, ...] | None) -> Signals:
-    """A net exchange's signals, read once however many views show it."""
-    return signals_of(Item(seq=seq, instant=instant, type=kind, question=question,
-                           answer=answer, lighthouse=lighthouse, sender=sender, tool=tool,
-                           ok=ok, files=files))

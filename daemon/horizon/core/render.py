@@ -12,6 +12,7 @@ import msgspec
 
 from horizon.core.blocks import (
     Item,
+    Signals,
     condensed_block,
     exchange_block,
     header,
@@ -35,6 +36,7 @@ from horizon.core.recit import (
 )
 from horizon.core.recit import render_recit as recit_text
 from horizon.core.settings import HorizonSettings
+from horizon.core.signals import signals_of
 from horizon.core.text import clean, flatten
 from horizon.core.view import Cut, Listed, Summary, View
 from horizon.core.zone_state import Zones
@@ -178,9 +180,12 @@ def _ends_within(lines: list[str], head_room: int, room: int) -> tuple[list[str]
 _BlockMadeOf = tuple[Item, str, bool, bool, Labels]
 _RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None, tuple[Quote, ...]]
 # The récit as the waiting exchanges leave it (`overtaken`): made of the récit, the
-# exchanges in condensé and net with what was read of them, the labels and ligne_max.
+# exchanges in condensé and net with what was read of them, the labels and ligne_max; and
+# what was read of each net exchange, made of the exchange and its answer.
 _AheadMadeOf = tuple[Recit, tuple[tuple[Item, str, object], ...], Labels, int, Recit]
-BlockMemo = dict[tuple[str, int], tuple[_BlockMadeOf | _RecitMadeOf | _AheadMadeOf, str]]
+_ReadMadeOf = tuple[Item, str, Signals]
+BlockMemo = dict[tuple[str, int],
+                 tuple[_BlockMadeOf | _RecitMadeOf | _AheadMadeOf | _ReadMadeOf, str]]
 
 
 def _block(memo: BlockMemo | None, used: set[tuple[str, int]], zone: str, item: Item,
@@ -210,6 +215,7 @@ def _recit_ahead(memo: BlockMemo | None, used: set[tuple[str, int]], zones: Zone
     """The récit without what the exchanges in condensé and net overtook (`overtaken`):
     the same object while none of them changed, so the bounded récit's memo holds."""
     used.add(_AHEAD_KEY)
+    used.update(("read", item.seq) for item in zones.net)  # kept while in net
     waiting = tuple((item, item.answer, item.signals) for item in (*zones.condense, *zones.net))
     cached = memo.get(_AHEAD_KEY) if memo is not None else None
     if cached is not None:
@@ -220,7 +226,23 @@ def _recit_ahead(memo: BlockMemo | None, used: set[tuple[str, int]], zones: Zone
                 and all(old[0] is new[0] and old[1] is new[1] and old[2] is new[2]
                         for old, new in zip(made_of[1], waiting, strict=True))):
             return made_of[4]
-    recit = overtaken(zones.recit, zones.condense, zones.net, labels, ligne_max)
+
+    def read(item: Item) -> Signals:
+        """A net exchange's signals, read once while it stays in net: the memo keeps only
+        what this view used, so nothing outlives the exchange's stay."""
+        key = ("read", item.seq)
+        cached = memo.get(key) if memo is not None else None
+        if cached is not None:
+            made_of = cached[0]
+            assert len(made_of) == 3  # the key holds what was read
+            if made_of[0] is item and made_of[1] is item.answer:
+                return made_of[2]
+        signals = signals_of(item)
+        if memo is not None:
+            memo[key] = ((item, item.answer, signals), "")
+        return signals
+
+    recit = overtaken(zones.recit, zones.condense, zones.net, labels, ligne_max, read)
     if memo is not None:
         memo[_AHEAD_KEY] = ((zones.recit, waiting, labels, ligne_max, recit), "")
     return recit
