@@ -16,10 +16,11 @@ from horizon.core.entries import Entry
 from horizon.core.folds import replace_condensed
 from horizon.core.labels import FRENCH
 from horizon.core.recit import FREE_SECTIONS, MISSION, PAROLES
-from horizon.core.render import BlockMemo, render
+from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
+from horizon.core.view_memo import BlockMemo
 from horizon.core.zone_state import Changes, Context, Zones
 from horizon.core.zones import settle, sweep
 from tests.unit.ingesting import apply

@@ -22,11 +22,12 @@ from pathlib import Path
 
 from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
-from horizon.core.render import BlockMemo, render
+from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.summarizer import TRUNCATION, ModelResult
 from horizon.core.upgrades import take_condensed, take_folded
 from horizon.core.view import View
+from horizon.core.view_memo import BlockMemo
 from horizon.core.zone_state import Changes
 from horizon.core.zones import has_aged, settle, sweep
 from horizon.engine.stepping import (

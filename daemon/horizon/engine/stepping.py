@@ -19,11 +19,12 @@ from horizon.core.deferred import Deferred
 from horizon.core.entries import Entry, Rejection
 from horizon.core.errors import JournalError
 from horizon.core.ingest import Stepper
-from horizon.core.render import BlockMemo, render
+from horizon.core.render import render
 from horizon.core.settings import Effective, GlobalConfig
 from horizon.core.truncation import Truncation
 from horizon.core.upgrades import FoldQueue, QueuedFolds
 from horizon.core.view import View, unrendered
+from horizon.core.view_memo import BlockMemo
 from horizon.core.zone_state import Changes, Context
 from horizon.core.zones import settle, sweep
 from horizon.hive.decoding import Notes
