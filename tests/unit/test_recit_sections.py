@@ -421,6 +421,29 @@ def test_a_request_for_now_is_the_next_step(request_: str) -> None:
     ("Don’t push to main.", False),
     ("No worries.", True),
     ("Pas de souci.", True),
+    # A convention beside the task of the day stands; two tasks in a row pass.
+    ("Commit messages use conventional commits: feat:, fix:, chore: and so on. Bump the "
+     "partner timeout to 10s in the webhook client.", False),
+    ("Refactor Allow so it takes a clock, tests are slow. And write a README section for "
+     "the rate limit settings.", True),
+    ("Ajoute l'accessibilité sur les boutons de l'onboarding. Et après, ajoute les "
+     "traductions manquantes pour l'écran de synchro.", True),
+    ("Tidy up the outputs in the vpc module, there are dupes. And after that put the rds "
+     "params in a parameter group resource.", True),
+    ("Can you add the config knob for the per-key limit? After that, bump the partner "
+     "timeout to 10s in the webhook client.", True),
+    # Rules said by a scope, a floor, a habit or a house style.
+    ("Hands off db/migrations, that's the DB team's turf. Write a README section for the "
+     "rate limit settings.", False),
+    ("btw. Table-driven tests for anything new, please.", False),
+    ("dont commit .terraform.lock.hcl changes without pinging me first. update the README",
+     False),
+    ("On cible iOS 16 minimum, rien qui demande iOS 17. Ajoute un test pour la fusion.", False),
+    ("PRs only. nobody pushes to main, that includes you.", False),
+    ("SQL keywords lowercase in the models pls, thats our style", False),
+    ("we dont use real customer data in fixtures, ever. synthesize it", False),
+    ("Did you ever try the staging cluster?", True),
+    ("Le fichier dont tu parles est src/app.py, corrige-le.", True),
 ])
 def test_a_request_expires_and_a_rule_stands(words: str, passing: bool) -> None:
     assert is_passing_word(words) is passing

@@ -36,9 +36,9 @@ from horizon.core.records import (
 from horizon.core.signals import signals_of
 from horizon.core.statements import (
     is_filler,
-    is_general,
     is_question,
     is_request,
+    says_how_to_work,
 )
 from horizon.core.taking_back import withdraws_rule
 from horizon.core.test_runs import covers, same_family
@@ -224,7 +224,7 @@ def is_passing_word(text: str) -> bool:
         return False  # words about a rule stand as long as the rule they undo
     if is_question(text) or is_filler(text) or ticket_names(_EXAMPLES.sub(" ", text[:1200])):
         return True
-    return is_request(text[:1200]) and not is_general(text)
+    return is_request(text[:1200]) and not says_how_to_work(text)
 
 
 _Record = TypeVar("_Record")

@@ -212,6 +212,16 @@ _RULE = Pattern(
     r"à\s+partir\s+de\s+maintenant|interdit|règle|systématiquement|chaque\s+fois|"
     r"en\s+aucun\s+cas|veille\s+à|assure-toi|(?<!est\s)(?<!is\s)(?:partout|everywhere)|"
     r"no\s+\S+(?:\s+\S+)?\s+anywhere|"
+    # A scope kept out of bounds, a floor, what any new code follows ("Hands off
+    # db/migrations", "iOS 16 minimum, nothing that needs 17", "tests for anything new").
+    r"hands\s+off|off[\s-]limits|leave\s+(?:[\w/.-]+\s+){1,3}?alone|"
+    r"dont\s+(?:ever\s+)?(?:commit|push|merge|touch|use|add|change|edit|delete|remove|"
+    r"open|create|run|bump|upgrade|rename|force|skip|disable|put|write|let)|"
+    r"minimum|maximum|nothing\s+that|rien\s+qui|nobody|no\s+one|personne\s+ne|"
+    r"we\s+(?:never|(?:don'?t|do\s+not)\s+(?:use|do|push|commit|merge|ship|touch|add|"
+    r"write|deploy|allow|rely|mock|call|store|log))|(?:our|the\s+house|notre)\s+style|"
+    r"(?<=,\s)ever(?=[.!]|$)|"
+    r"(?:anything|everything|any|all)\s+new|tout\s+(?:le\s+)?nouveau|toute\s+nouvelle|"
     r"doi(?:t|vent)\s+(?:toujours\s+)?(?:passer|rester|être|avoir)"
     # Words of habit: an instruction for every case ("for every ticket you close",
     # "however small", "without asking me", "pour chaque ticket", "même minuscule").
@@ -337,6 +347,34 @@ _ON_A_THING = Pattern(
 _FOR_ALL = Pattern(r"\b(?:all|any|anything|everything|nothing|tout|tous|toutes|rien)\b")
 
 
+def says_how_to_work(text: str) -> bool:
+    """Whether words say how to work for every time, whole or in one of their first
+    sentences ("Commit messages use conventional commits. Bump the timeout to 10s."): the
+    task beside it passes, the convention stands. A sentence that asks for work ("Refactor
+    Allow so it takes a clock") is the task, however general its words."""
+    if is_general(text):
+        return True
+    for sentence in sentences(prose(text[:1200]))[:_SENTENCES_READ]:
+        opening = _INTERJECTION.match(fold_case(sentence))
+        said = sentence[opening.end():] if opening is not None else sentence
+        if _FOR_NOW.match(sentence) or _FOR_NOW.match(said):
+            continue  # "Puis lance toute la suite": the work at hand, in its order
+        if is_method(said) or (is_general(said) and not _asks_for_work(said)
+                               and not is_question(said)):
+            return True
+    return False
+
+
+def _asks_for_work(sentence: str) -> bool:
+    """A sentence that opens by asking for work: its first clause, not a colon's list
+    ("feat:, fix:, chore:" names kinds of commits)."""
+    folded = fold_case(sentence[:400])
+    return _ASKING.search(folded) is not None or _IMPERATIVE.match(folded) is not None
+
+
+_SENTENCES_READ = 4  # a convention said further down a long message is read as its whole
+
+
 def is_method(text: str) -> bool:
     """An instruction that orders how to work and names nothing to work on ("Write the
     regression test first, watch it fail, then fix the code"): a rule, not a task. Said
@@ -349,8 +387,8 @@ def is_method(text: str) -> bool:
 _METHOD = Pattern(r"\b(?:first|d'abord|avant\s+tout)\b.*?\b(?:then|puis|ensuite)\b",
                   re.IGNORECASE | re.DOTALL)
 # What puts a request in the sequence of the work at hand ("Then run the suite…").
-_FOR_NOW = Pattern(r"^\W*(?:then|now|next|after\s+that|afterwards|first|puis|ensuite|"
-                   r"maintenant|après\s+ça|d'abord|tout\s+de\s+suite)\b", re.IGNORECASE)
+_FOR_NOW = Pattern(r"^\W*(?:then|now|next|after(?:wards)?|first|puis|ensuite|"
+                   r"maintenant|après(?:\s+ça)?|d'abord|tout\s+de\s+suite)\b", re.IGNORECASE)
 
 
 def stands_as_rule(text: str) -> bool:
