@@ -149,6 +149,19 @@ def test_a_replacing_rule_withdraws_the_rule_it_names_not_one_sharing_a_stem() -
     assert withdrawn(quotes) == {2}
 
 
+@pytest.mark.parametrize(("older", "newer", "replaces"), [
+    ("Pas de commit sans swiftlint au vert.",
+     "Je préfère qu'on reste sur GRDB plutôt que SwiftData.", False),
+    ("Always run the lint before a commit.",
+     "Use `cargo nextest run` instead of the lints.", True),
+    ("Keep each migration under 200 lines.",
+     "From now on, one file per change rather than migrations.", True),
+])
+def test_a_replaced_name_is_the_same_word_not_the_same_five_letters(
+        older: str, newer: str, replaces: bool) -> None:
+    assert (1 in withdrawn([Quote(1, older), Quote(2, newer)])) is replaces
+
+
 def test_an_acknowledgement_naming_a_pr_is_no_work_in_flight() -> None:
     session = Session()
     session.operator("Applied #594, thanks", "Great.")

@@ -138,21 +138,35 @@ def _replaced(quotes: Sequence[Said]) -> Iterator[int]:
         yield from (quote.seq for quote in quotes if quote.seq < newer.seq
                     and not quote.passing and not _withdraws(quote.text)
                     and (dropped & _chooses(quote.text)
-                         or replaced & (frozenset(_words(quote.text)) | _whole(quote.text))))
+                         or _names_any(replaced, _whole(quote.text))))
+
+
+def _names_any(named: frozenset[str], said: frozenset[str]) -> bool:
+    """Whether words name one of `named`, or the same word in another form ("lines" and
+    "line", "changes" and "changelog"): swiftlint is not SwiftData, though both start
+    alike."""
+    return bool(named & said) or any(_same_word(one, other) for one in named for other in said)
+
+
+def _same_word(one: str, other: str) -> bool:
+    shorter = min(len(one), len(other))
+    if shorter < 4:
+        return False
+    common = next((index for index, (mine, theirs) in enumerate(zip(one, other, strict=False))
+                   if mine != theirs), shorter)
+    return common >= shorter - 1
 
 
 @functools.lru_cache(maxsize=4096)
 def _replaced_words(text: str, chooses: bool) -> frozenset[str]:
     """The words of what standing words name as replaced (`instead of X`; `, not X` after
-    a choice): cut to their stems, and whole for a command said as code (`cargo test`),
-    which the stems leave out."""
+    a choice), whole: a stem would take swiftlint for SwiftData."""
     found: set[str] = set()
     named = [match.group(1) for match in _REPLACING.finditer(text[:1200])]
     if chooses:
         named += [match.group(1) for match in _SET_ASIDE.finditer(text[:1200])]
     for said in (name.replace("/", " ") for name in named):
-        found |= set(_words(said))
-        found |= {word for word in _whole(said) if not is_plain_word(word)}
+        found |= {word for word in _whole(said.replace("`", "")) if not is_plain_word(word)}
     return frozenset(found)
 
 
