@@ -407,3 +407,23 @@ def test_choices_said_by_pinning_naming_building_or_planning(said: str, decides:
 def test_the_operator_prefers_another_choice(older: str, newer: str, new: str) -> None:
     language = "fr" if "Je" in older or "Conflits" in older else "en"
     assert new in only_the_reversal_stands(older, newer, language)[0]
+
+
+@pytest.mark.parametrize(("older", "newer", "language", "new"), [
+    ("Je pars sur zustand pour le panier, c'est léger.",
+     "non, pas zustand. un context React suffit largement pour un panier", "fr",
+     "context React"),
+    ("I'll parse dates with pendulum, its timezone handling is nicer.",
+     "hmm wait, no pendulum — stdlib datetime is fine, one less dep", "en", "datetime"),
+])
+def test_a_choice_turned_down_alone_then_replaced_in_the_next_sentence(
+        older: str, newer: str, language: str, new: str) -> None:
+    assert new in only_the_reversal_stands(older, newer, language)[0]
+
+
+@pytest.mark.parametrize("words", ["No, not now.", "nope, not that. use the other one",
+                                   "no worries"])
+def test_a_no_that_names_nothing_decides_nothing(words: str) -> None:
+    session = Session()
+    session.operator(words, "OK.")
+    assert session.section(DECISIONS) == []

@@ -118,8 +118,8 @@ _OPERATOR_CORRECTION_SAID = Pattern(
 # After a correcting word, what is set aside first, then what replaces it in words
 # ("Non, pas WorkManager : on fait la synchro au premier plan…").
 _OPERATOR_NOT_THAT = Pattern(
-    r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+(?:not|pas)\s+"
-    r"(?P<other>[\w.+#`/-]{2,})\s*[:;,—–-]\s*\w", re.IGNORECASE)
+    r"^\W*(?:(?:" + _CORRECTING_WORDS + r")\b[\s,.!:;—–-]*)+(?:not|pas|no|plus\s+de)\s+"
+    r"(?P<other>[\w.+#`/-]{2,})\s*(?:[:;,—–-]\s*\w|(?P<alone>[.!]*$))", re.IGNORECASE)
 # Where to put something instead: after a correcting word ("hmm no, move the check into a
 # middleware, X"), or beside what it sets aside ("Scrap Redis for the keys. Put them in
 # Postgres."), a correction; said alone ("put that in gitlab"), a task.
@@ -192,7 +192,7 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
     # "Scratch Grover, no Chrome in our containers. Stick with wicked_pdf.": what one
     # sentence sets aside, the choice in another replaces.
     setting_aside = [sentence for sentence in said_sentences if dropped_words(sentence)]
-    for sentence in said_sentences:
+    for index, sentence in enumerate(said_sentences):
         if sentence.endswith("?") or ticket_names(sentence):
             continue
         correcting = _is_correction(sentence)
@@ -201,6 +201,9 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
                 or (setting_aside and _names_choice(_OPERATOR_PUT.match(sentence)))):
             continue
         said = flatten(sentence)[:STATEMENT_CHARS]
+        if _sets_aside_alone(sentence) and index + 1 < len(said_sentences):
+            # "non, pas zustand. un context React suffit": the choice is the next sentence.
+            said = flatten(f"{sentence} {said_sentences[index + 1]}")[:STATEMENT_CHARS]
         about = sentence if sentence in setting_aside else " ".join([sentence, *setting_aside])
         if not any(said in text for text in known):  # not read already with the one before
             found.append(_with_reply(said, about, correcting or _OPERATOR_REVERSAL.search(
@@ -230,6 +233,13 @@ def chosen_words(text: str) -> frozenset[str]:
             assert match is not None
             chosen |= set(words_in_order(match["chosen"]))
     return frozenset(chosen)
+
+
+def _sets_aside_alone(sentence: str) -> bool:
+    """A sentence that only turns a choice down after a correcting word ("non, pas
+    zustand.")."""
+    match = _OPERATOR_NOT_THAT.match(sentence)
+    return match is not None and match["alone"] is not None
 
 
 def _is_correction(sentence: str) -> bool:
