@@ -11,8 +11,11 @@ from horizon.core.entries import Entry
 from horizon.core.labels import ENGLISH, FRENCH
 from horizon.core.render import cut_answer, render
 from horizon.core.settings import HorizonSettings
+from horizon.core.statements import stands_as_rule
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
+from horizon.core.view_memo import waiting_words
+from horizon.core.withdrawals import withdrawn
 from horizon.core.zone_state import Context, Zones
 from tests.unit.ingesting import apply
 from tests.unit.strategies import START, histories, horizon_settings, missions
@@ -72,7 +75,7 @@ def test_the_cut_fills_nets_room_with_the_head_and_the_tail(budget: int, size: i
 
 @settings(max_examples=80, deadline=None)
 @given(histories(max_size=90), horizon_settings(), missions)
-def test_paroles_never_loses_a_quote_while_an_ordinary_condensed_entry_is_shown(
+def test_paroles_never_loses_a_rule_while_an_ordinary_condensed_entry_is_shown(
         entries: list[Entry], horizon: HorizonSettings, mission: str | None) -> None:
     zones = Zones()
     apply(zones, entries, Context(BEE, horizon, Truncation(horizon.ligne_max, horizon.labels),
@@ -82,9 +85,42 @@ def test_paroles_never_loses_a_quote_while_an_ordinary_condensed_entry_is_shown(
     ordinary_shown = [item for item in view.summary["condense"]
                       if item["seq"] not in lighthouses]
     if ordinary_shown:
+        gone = withdrawn((*zones.recit.paroles, *waiting_words(zones)))
         for quote in zones.recit.paroles:
+            if quote.seq in gone or quote.passing or not stands_as_rule(quote.text):
+                continue
             assert "\n".join(quoted_lines(quote.text))[2:] in view.text, (
-                "a quote left out while an ordinary condensed entry is shown")
+                "a rule left out while an ordinary condensed entry is shown")
+
+
+def test_words_that_are_no_rule_left_out_keep_the_condensed_entries() -> None:
+    """Requests the operator made long ago never take condensé's room, so leaving them
+    out for room takes no condensed entry with them: a failing run waiting there for its
+    fold stays in the view."""
+    horizon = HorizonSettings(actif=True, budget_net=1500, budget_condense=2500, budget_recit=900)
+    entries = []
+    for seq in range(1, 61):
+        if seq % 3 == 1:
+            question = (f"Please add a unit test for the parser's case number {seq} and "
+                        f"then rename the helper in src/parse_{seq}.py to something clearer.")
+            entries.append(Entry(seq=seq, instant=START + seq, type="conversation",
+                                 question=question, answer="Done."))
+        elif seq == 50:
+            entries.append(Entry(seq=seq, instant=START + seq, type="tool", tool="Bash",
+                                 question="pytest tests/test_parse.py", ok=False,
+                                 answer="FAILED tests/test_parse.py::test_case_7 - boom"))
+        else:
+            entries.append(Entry(seq=seq, instant=START + seq, type="tool", tool="Bash",
+                                 question=f"ls src/{seq}", answer="parse.py", ok=True))
+    zones = Zones()
+    apply(zones, entries, Context(BEE, horizon, Truncation(horizon.ligne_max, horizon.labels),
+                                  entries[-1].instant, None))
+    assert any(item.seq == 50 for item in zones.condense), "the failing run waits in condensé"
+    view = render(zones, BEE, horizon, None)
+    shown = {quote.seq for quote in zones.recit.paroles
+             if "\n".join(quoted_lines(quote.text))[2:] in view.text}
+    assert shown < {quote.seq for quote in zones.recit.paroles}, "a request is left out"
+    assert "test_case_7" in view.text
 
 
 def test_twenty_five_rules_all_stay_verbatim_while_condense_gives_way() -> None:

@@ -169,6 +169,20 @@ def _is_rule_text(text: str) -> bool:
     return stands_as_rule(text)
 
 
+def rule_left_out(whole: Recit, shown: Recit, waiting: Sequence[Quote] = ()) -> bool:
+    """Whether `bound_recit` left out for room a rule that no newer words withdraw: the
+    rules never leave before an ordinary condensed entry. The operator's other words
+    never take condensé's room, so removing condensed entries would not bring them
+    back."""
+    shown_seqs = {quote.seq for quote in shown.paroles}
+    left = [quote for quote in whole.paroles
+            if quote.seq not in shown_seqs and _rule_quote(quote)]
+    if not left:
+        return False
+    gone = withdrawn((*whole.paroles, *waiting))
+    return any(quote.seq not in gone for quote in left)
+
+
 def _newest_within(quotes: list[tuple[Quote, int]], room: int) -> list[tuple[Quote, int]]:
     """The newest quotes (each with its size) whose sizes add up within `room`, up to the
     first that does not fit (older ones go first, whole)."""

@@ -187,7 +187,7 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
     quote_room = max(0, settings.budget_condense - sum(
         item.chars for item in zones.condense if item.lighthouse))
     ahead = recit_ahead(memo, used, zones, labels, settings.ligne_max)
-    recit, shown_mission, recit_whole = bounded_recit(
+    recit, shown_mission, recit_whole, rule_left_out = bounded_recit(
         memo, used, ahead, mission_text(mission, settings), settings.budget_recit,
         quote_room, labels, waiting_words(zones) if zones.recit.paroles else ())
     net_texts = {item.seq: block(memo, used, "net", item, labels, net_block)
@@ -207,10 +207,9 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
         parts.cuts.append({"step": 0, "seq": last.seq})
     before = parts.zone_sizes()
     cuts = len(parts.cuts)
-    # The operator's words go last: while one is left out for room, no ordinary condensed
+    # The operator's rules go last: while one is left out for room, no ordinary condensed
     # entry is shown either.
-    quote_left_out = len(recit.paroles) < len(zones.recit.paroles)
-    _hard_cut(parts, settings.cap, last, sum(before.values()), quote_left_out)
+    _hard_cut(parts, settings.cap, last, sum(before.values()), rule_left_out)
     text = parts.text()
     guarded = bound_text(text, settings.cap)
     after = parts.zone_sizes() if len(parts.cuts) != cuts else before
@@ -220,12 +219,12 @@ def render(zones: Zones, bee: str, settings: HorizonSettings, mission: str | Non
 
 
 def _hard_cut(parts: _Parts, cap: int, last: Item | None, size: int,
-              quote_left_out: bool) -> None:
+              rule_left_out: bool) -> None:
     """While over the cap (the view being `size` long), remove the least precious first
     (steps 1 to 5 of the hard cut), every size known by arithmetic; every ordinary
-    condensed entry when a quote was left out for room (step 1)."""
+    condensed entry when a rule was left out for room (step 1)."""
     for item in [item for item in parts.condense if not item.lighthouse]:
-        if size <= cap and not quote_left_out:
+        if size <= cap and not rule_left_out:
             return
         parts.condense.remove(item)
         size -= len(parts.condensed_texts[item.seq])

@@ -12,7 +12,7 @@ from horizon.core.blocks import Item, Signals
 from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import Labels
 from horizon.core.overtaken import overtaken
-from horizon.core.recit import Quote, Recit, bound_recit
+from horizon.core.recit import Quote, Recit, bound_recit, rule_left_out
 from horizon.core.recit import render_recit as recit_text
 from horizon.core.signals import signals_of
 from horizon.core.zone_state import Zones
@@ -22,9 +22,11 @@ from horizon.core.zone_state import Zones
 # were. The caller keeps it between views; `render` leaves in it only what it used.
 # A block is made of (item, answer, whole, lighthouse, labels); the récit of (récit,
 # mission, budget, quote room, labels), gives (bounded récit, mission shown), and last
-# holds the operator's words waiting for their fold that it was bounded with.
+# holds the operator's words waiting for their fold that it was bounded with, then whether
+# it left a rule out for room.
 _BlockMadeOf = tuple[Item, str, bool, bool, Labels]
-_RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None, tuple[Quote, ...]]
+_RecitMadeOf = tuple[Recit, str | None, int, int, Labels, Recit, str | None, tuple[Quote, ...],
+                     bool]
 # The récit as the waiting exchanges leave it (`overtaken`): made of the récit, the
 # exchanges in condensé and net with what was read of them, the labels and ligne_max; and
 # what was read of each net exchange, made of the exchange and its answer.
@@ -95,25 +97,27 @@ def recit_ahead(memo: BlockMemo | None, used: set[tuple[str, int]], zones: Zones
 
 
 def bounded_recit(memo: BlockMemo | None, used: set[tuple[str, int]], recit: Recit,
-                   mission: str | None, budget: int, quote_room: int, labels: Labels,
-                   waiting: tuple[Quote, ...]) -> tuple[Recit, str | None, str]:
-    """bound_recit, and the block of what it keeps: the récit changes only at folds, so
-    a bee's earlier view usually has both (`memo`)."""
+                  mission: str | None, budget: int, quote_room: int, labels: Labels,
+                  waiting: tuple[Quote, ...]) -> tuple[Recit, str | None, str, bool]:
+    """bound_recit, the block of what it keeps, and whether it left a rule out for room
+    (`rule_left_out`): the récit changes only at folds, so a bee's earlier view usually
+    has all of them (`memo`)."""
     used.add(_RECIT_KEY)
     cached = memo.get(_RECIT_KEY) if memo is not None else None
     if cached is not None:
         made_of = cached[0]
-        assert len(made_of) == 8  # the récit's key holds the récit's
+        assert len(made_of) == 9  # the récit's key holds the récit's
         if (made_of[0] is recit and made_of[1] == mission and made_of[2] == budget
                 and made_of[3] == quote_room and made_of[4] is labels
                 and made_of[7] == waiting):
-            return made_of[5], made_of[6], cached[1]
+            return made_of[5], made_of[6], cached[1], made_of[8]
     bounded, shown_mission = bound_recit(recit, mission, budget, labels, quote_room, waiting)
     text = recit_text(bounded, shown_mission, labels)
+    left_out = rule_left_out(recit, bounded, waiting)
     if memo is not None:
         memo[_RECIT_KEY] = ((recit, mission, budget, quote_room, labels, bounded,
-                             shown_mission, waiting), text)
-    return bounded, shown_mission, text
+                             shown_mission, waiting, left_out), text)
+    return bounded, shown_mission, text, left_out
 
 
 def waiting_words(zones: Zones) -> tuple[Quote, ...]:
