@@ -511,6 +511,14 @@ RUNNER_FAILURES = {
         "be aliased.\n┃       lib/paybox/workers/refund_worker.ex:31:9 #(Paybox.Workers)\n\n"
         "312 mods/funs, found 1 software design suggestion.",
         "lib/paybox/workers/refund_worker.ex:31:9"),
+    "cargo clippy --all-targets -- -D warnings": (
+        "    Checking sift v0.4.0 (/home/dana/src/sift)\nerror: avoid using `collect()` when "
+        "not needed\n  --> src/output/table.rs:57:10\n   |\n57 |         .collect::<Vec<_>>"
+        "();\n   |          ^^^^^^^\n\nerror: could not compile `sift` (bin \"sift\") due to "
+        "1 previous error", "src/output/table.rs:57:10"),
+    "pnpm exec tsc --noEmit": (
+        "src/lib/prix.ts(15,3): error TS2322: Type 'string' is not assignable to type "
+        "'number'.\n\nFound 1 error in src/lib/prix.ts:15", "src/lib/prix.ts:15:3"),
     # A test file's failure names its failing tests.
     "uv run pytest tests/api/test_invoice_views.py -x -q": (
         "....F\n=== FAILURES ===\n___ TestInvoiceRetry.test_retry_requires_signature ___\n"

@@ -248,10 +248,13 @@ _FAILING_NAME = Pattern(
 
 
 # A checker's, linter's or compiler's diagnostic: where it points (`src/x.py:3:8: F401`,
-# `lib/a.ex:88:call`, `/abs/src/io/f.cpp:64:12: error: …`).
+# `lib/a.ex:88:call`, `/abs/src/io/f.cpp:64:12: error: …`, rustc's and clippy's
+# `  --> src/x.rs:57:10`, tsc's `src/x.ts(15,3): error TS2322`).
+_PATH = r"(?P<path>(?:/|\.{1,2}/)?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.[A-Za-z][\w]{0,5})"
 _DIAGNOSTIC = Pattern(
-    r"^[ \t┃]*(?P<path>(?:/|\.{1,2}/)?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.[A-Za-z][\w]{0,5})"
-    r":(?P<line>\d{1,6})(?::(?P<column>\d{1,5}|[a-z_]{2,20}))?(?=[:\s]|$)", re.MULTILINE)
+    r"^[ \t┃]*(?:-+>[ \t]*)?" + _PATH + r"(?::(?P<line>\d{1,6})(?::(?P<column>\d{1,5}|"
+    r"[a-z_]{2,20}))?(?=[:\s]|$)|\((?P<tsc_line>\d{1,6}),(?P<tsc_column>\d{1,5})\):)",
+    re.MULTILINE)
 
 
 def first_diagnostic(output: str) -> str | None:
@@ -263,5 +266,5 @@ def first_diagnostic(output: str) -> str | None:
     path = match["path"]
     if path.startswith("/"):
         path = path.rsplit("/", 1)[-1]
-    column = f":{match['column']}" if match["column"] else ""
-    return f"{path}:{match['line']}{column}"
+    line, column = match["line"] or match["tsc_line"], match["column"] or match["tsc_column"]
+    return f"{path}:{line}:{column}" if column else f"{path}:{line}"
