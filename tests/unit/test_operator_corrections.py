@@ -395,6 +395,32 @@ def test_choices_said_by_pinning_naming_building_or_planning(said: str, decides:
     assert bee_decides(said) is decides
 
 
+@pytest.mark.parametrize(("said", "decides"), [
+    # A choice of a named thing, said with its reason.
+    ("I'll move the parsing to clap's derive API; the builder would be as long as what we "
+     "have now.", True),
+    ("I'm moving the CLI tests to insta snapshots; reviewing a diff beats reading "
+     "assert_eq! on 40-line strings.", True),
+    ("Partitioning the raw table on ingest_date — cheap backfills, one partition per run.",
+     True),
+    ("I'll partition raw_manifests by ingest_date so reprocessing a day is a single "
+     "partition overwrite.", True),
+    ("Going to use pendulum.parse for eta — stdlib strptime would need four format strings.",
+     True),
+    ("Je range les montants dans un BigDecimal — les flottants arrondissent mal.", True),
+    # Work, a diagnosis, an action and its purpose, a choice without its reason.
+    ("I'll run the tests again — the flaky one might pass.", False),
+    ("I'll add a test for Parser — it covers the edge case.", False),
+    ("I'll move the file to src/ now.", False),
+    ("Using the Read tool on main.rs — to see the function.", False),
+    ("The parser drops the last line of Cargo.toml; that is the bug.", False),
+    ("Partitioning is slow here — the table has no index.", False),
+    ("I'll move the handler to api.rs; again.", False),
+])
+def test_a_choice_said_with_its_reason(said: str, decides: bool) -> None:
+    assert bee_decides(said) is decides
+
+
 @pytest.mark.parametrize(("older", "newer", "new"), [
     ("Plan: use golang.org/x/time/rate, one rate.Limiter per API key.",
      "Not x/time/rate. We'll do our own sliding window counter instead.", "sliding window"),

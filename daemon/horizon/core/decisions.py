@@ -16,6 +16,7 @@ import re
 import unicodedata
 
 from horizon.core.patterns import Pattern
+from horizon.core.reasoned import REASON, chooses_with_reason
 from horizon.core.statements import STATEMENT_CHARS, WORD, fold_case, prose, sentences
 from horizon.core.text import flatten
 from horizon.core.tickets import ticket_names
@@ -118,6 +119,8 @@ _DECISION = Pattern(
     r"ne\s+convient\s+(?:pas|plus)\b|remplac(?:e|é|ée|er)\s+(?:par\b|\S+\s+par\b))",
     re.IGNORECASE)
 _DECISION_CUES = (
+    # A choice said with its reason (core/reasoned.py) has one of these.
+    ";", "—", "–", "because", "since", " so ", "car ", "parce", "puisque", "pour que",
     "decid", "decision", "actually", "let's not", "over ", "profit", "reste", "from ",
     "want", "'ll ", "going to", "je vais", "on va", "allons", "ajoute", "pin", "call",
     "name", "plan", "fini", "je ", "j'", "on ",
@@ -226,9 +229,6 @@ _STOP = frozenset([
 ])
 _CLITIC = Pattern(r"(?:'ll|'re|'ve|'s|'d|'m|n't)$")
 _ELISION = Pattern(r"^(?:l|d|j|qu|n|s|c|m|t)'")
-_REASON = Pattern(r"\s*(?:;|—|–|\bcar\b|\bbecause\b|\bsince\b|\bpuisque\b|"
-                     r"\bparce\s+que\b|\bso\s+that\b|\bpour\s+que\b|,\s+so\b)\s*",
-                     re.IGNORECASE)
 
 
 def decisions_stated(text: str) -> list[tuple[str, str, bool]]:
@@ -299,7 +299,10 @@ def _decides(sentence: str) -> bool:
         chosen = next(group for group in match.groups() if group).strip("`")
         if len(chosen) >= 2 and fold_case(chosen) not in _COMMON:
             return True
-    return False
+    return chooses_with_reason(sentence, _NAMED)
+
+
+_NAMED = Pattern(NAMED)
 
 
 def _stem(word: str) -> str:
@@ -363,7 +366,7 @@ def subject_words(about: str) -> tuple[str, ...]:
         lead, colon, rest = sentence.partition(":")
         said = rest if colon and not _words(lead) else sentence  # "Decision:", "Change of plan:"
         said = _INTERJECTED.sub("", said)  # "No — use MERGE": the dash gives no reason
-        words |= _words(_REASON.split(said.strip(), maxsplit=1)[0])
+        words |= _words(REASON.split(said.strip(), maxsplit=1)[0])
     return tuple(sorted(words))
 
 
