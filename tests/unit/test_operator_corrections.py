@@ -441,6 +441,12 @@ def test_the_operator_prefers_another_choice(older: str, newer: str, new: str) -
      "context React"),
     ("I'll parse dates with pendulum, its timezone handling is nicer.",
      "hmm wait, no pendulum — stdlib datetime is fine, one less dep", "en", "datetime"),
+    ("I'll partition raw_manifests by ingest_date so reprocessing a day is a single "
+     "partition overwrite.", "partition by voyage_date instead, thats what the analysts "
+     "filter on", "en", "voyage_date"),
+    ("Partitioning the raw table on ingest_date — cheap backfills, one partition per run.",
+     "switch the partition column to voyage_date pls. nobody queries by ingest date", "en",
+     "voyage_date"),
 ])
 def test_a_choice_turned_down_alone_then_replaced_in_the_next_sentence(
         older: str, newer: str, language: str, new: str) -> None:

@@ -440,6 +440,8 @@ def test_a_request_for_now_is_the_next_step(request_: str) -> None:
      False),
     ("On cible iOS 16 minimum, rien qui demande iOS 17. Ajoute un test pour la fusion.", False),
     ("PRs only. nobody pushes to main, that includes you.", False),
+    ("Squash merges only.", False),
+    ("switch the partition column to voyage_date pls. nobody queries by ingest date", True),
     ("SQL keywords lowercase in the models pls, thats our style", False),
     ("we dont use real customer data in fixtures, ever. synthesize it", False),
     ("Did you ever try the staging cluster?", True),

@@ -132,8 +132,8 @@ _OPERATOR_PUT = Pattern(r"^\W*" + _PUTTING, re.IGNORECASE)
 _OPERATOR_OTHER = Pattern(r"^\W*(?:no|nope|non)\b[\s,.!:;—–-]+(?P<chosen>" + NAMED + r")"
                           + _PLEASE, re.IGNORECASE)
 _OPERATOR_REVERSAL = Pattern(
-    r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt)\b|\binstead\b|"
-    r"\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
+    r"^\W*(?:no|nope|non|actually|en\s+fait|finalement|wait|plutôt|switch|bascule)\b|"
+    r"\binstead\b|\bplutôt\b|\bau\s+lieu\b|\brather\b", re.IGNORECASE)
 
 _CORRECTING = Pattern(r"^\W*(?:" + _CORRECTING_WORDS + r"|not|pas)\b", re.IGNORECASE)
 # A choice turned down for the case at hand, not as a rule ("I don't want another PORO for
@@ -196,7 +196,7 @@ def operator_decisions(text: str, reply: str = "") -> list[tuple[str, str, bool]
         if sentence.endswith("?") or ticket_names(sentence):
             continue
         correcting = _is_correction(sentence)
-        if not (correcting or _corrects(sentence)
+        if not (correcting or _corrects(sentence) or _swaps(sentence)
                 or _names_choice(_OPERATOR_CHOICE.match(sentence))
                 or (setting_aside and _names_choice(_OPERATOR_PUT.match(sentence)))):
             continue
@@ -233,6 +233,16 @@ def chosen_words(text: str) -> frozenset[str]:
             assert match is not None
             chosen |= set(words_in_order(match["chosen"]))
     return frozenset(chosen)
+
+
+def _swaps(sentence: str) -> bool:
+    """A named choice said as the one to take instead ("partition by voyage_date instead,
+    that's what the analysts filter on")."""
+    return _INSTEAD.search(sentence) is not None and _NAMED.search(sentence) is not None
+
+
+_INSTEAD = Pattern(r"\b(?:instead|à\s+la\s+place)\s*(?:[.!,;]|$)", re.IGNORECASE)
+_NAMED = Pattern(NAMED)
 
 
 def _sets_aside_alone(sentence: str) -> bool:
