@@ -454,8 +454,9 @@ def test_a_choice_turned_down_alone_then_replaced_in_the_next_sentence(
 
 
 @pytest.mark.parametrize("words", ["No, not now.", "nope, not that. use the other one",
-                                   "no worries"])
-def test_a_no_that_names_nothing_decides_nothing(words: str) -> None:
+                                   "no worries", "Look at the middleware instead.",
+                                   "Regarde plutôt le store."])
+def test_a_no_or_a_redirect_that_names_nothing_decides_nothing(words: str) -> None:
     session = Session()
     session.operator(words, "OK.")
     assert session.section(DECISIONS) == []

@@ -441,6 +441,11 @@ def test_a_request_for_now_is_the_next_step(request_: str) -> None:
     ("On cible iOS 16 minimum, rien qui demande iOS 17. Ajoute un test pour la fusion.", False),
     ("PRs only. nobody pushes to main, that includes you.", False),
     ("Squash merges only.", False),
+    # A French imperative known by its ending and what follows it, not by a list.
+    ("Range un peu SyncEngine, la fonction merge fait 120 lignes.", True),
+    ("Le format des dates dans EntryRow est moche, harmonise avec RelativeDay.", True),
+    ("Fais en sorte que la liste se rafraîchisse après une synchro.", True),
+    ("Même la CI de nuit tourne sur macOS 14.", False),
     ("switch the partition column to voyage_date pls. nobody queries by ingest date", True),
     ("SQL keywords lowercase in the models pls, thats our style", False),
     ("we dont use real customer data in fixtures, ever. synthesize it", False),

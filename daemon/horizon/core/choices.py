@@ -238,7 +238,18 @@ def chosen_words(text: str) -> frozenset[str]:
 def _swaps(sentence: str) -> bool:
     """A named choice said as the one to take instead ("partition by voyage_date instead,
     that's what the analysts filter on")."""
-    return _INSTEAD.search(sentence) is not None and _NAMED.search(sentence) is not None
+    first = _FIRST_WORD.match(sentence)
+    return (_INSTEAD.search(sentence) is not None and first is not None
+            and first.group(1).casefold() not in _REDIRECTS
+            and _NAMED.search(sentence, first.end()) is not None)
+
+
+# A capital that opens a sentence names nothing; "Look at the middleware instead" sends
+# the bee elsewhere, it chooses nothing.
+_FIRST_WORD = Pattern(r"\W*([\w'-]+)")
+_REDIRECTS = frozenset(["look", "check", "read", "try", "run", "test", "fix", "ask", "see",
+                        "start", "focus", "work", "do", "go", "regarde", "vérifie", "lis",
+                        "essaie", "lance", "teste", "corrige", "commence", "fais"])
 
 
 _INSTEAD = Pattern(r"\b(?:instead|à\s+la\s+place)\s*(?:[.!,;]|$)", re.IGNORECASE)

@@ -268,7 +268,7 @@ _ASKING = Pattern(
     r"pense\s+à|n'oublie\s+pas\s+de|j'aimerais\s+que\s+tu|je\s+voudrais\s+que\s+tu|"
     r"when\s+you(?:'re|\s+are)\s+done|once\s+you(?:'re|\s+are)\s+done|"
     r"quand\s+tu\s+(?:as|auras)\s+fini|une\s+fois\s+(?:que\s+)?(?:c'est|tu\s+as)\s+fini)\b")
-_IMPERATIVE = Pattern(
+_VERBS_OF_WORK = (
     r"^(?:add|fix|implement|port|write|update|remove|delete|rename|refactor|move|check|look|"
     r"investigate|run|test|make|create|build|review|merge|deploy|release|document|change|"
     r"switch|start|finish|open|handle|support|migrate|convert|clean|bump|revert|try|"
@@ -282,6 +282,15 @@ _IMPERATIVE = Pattern(
     r"explique|compare|mesure|profile|simplifie|optimise|ajuste|let's|let\s+us|"
     r"inline|speed\s+up|simplify|optimi[sz]e|tidy|tighten|trim|shorten|validate|cache|"
     r"expose|rework|polish|harden|accélère|allège|valide|retravaille)\b")
+# A French verb in the imperative not listed above, known by its ending and what follows
+# it ("Range un peu SyncEngine", "harmonise avec RelativeDay").
+_FRENCH_IMPERATIVE = (
+    r"^(?!(?:même|comme|toute|entre|contre|presque|encore|chaque|quelque|voilà|pendant|"
+    r"selon|sauf|dès|depuis|après|avant|parce|puisque|lorsque|quoique|jusque)\b)"
+    r"[a-zàâçéèêëîïôûùüœ]{3,}(?:e|is|ds|ts)(?:-(?:le|la|les|moi|toi|nous|y|en))?\s+"
+    r"(?:le|la|les|l'|un|une|des|du|ce|cet|cette|ces|ton|ta|tes|mon|ma|mes|notre|nos|"
+    r"un\s+peu|avec|au|aux|à|sur|dans)(?:\b|(?<='))")
+_IMPERATIVE = Pattern(f"(?:{_VERBS_OF_WORK}|{_FRENCH_IMPERATIVE})")
 
 
 def is_question(text: str) -> bool:
@@ -341,7 +350,7 @@ def _on_a_thing(folded: str) -> bool:
 # the build script", "Ajoute une validation dans l'admin"); a rule says how, for every
 # case, and its quantifiers or its order of work ("first…, then…") make it a rule.
 _ON_A_THING = Pattern(
-    _IMPERATIVE.pattern + r"(?:\s+(?:up|out|down|away|over))?\s+"
+    "(?:" + _VERBS_OF_WORK + r"(?:\s+(?:up|out|down|away|over))?|^fais\s+en\s+sorte\s+que)\s+"
     r"(?:the|a|an|this|that|these|those|our|le|la|les|l'|un|une|des|du|ce|cet|cette|ces|"
     r"notre|nos)(?:\b|(?<=')|\s)")
 
