@@ -15,11 +15,11 @@ import hashlib
 from horizon.core.blocks import Item, Signals, condensed_block, header, net_block, notice
 from horizon.core.choices import settled
 from horizon.core.coverage import covered_by
-from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.entries import Entry, Rejection
 from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import Labels
 from horizon.core.noise import without_noise
+from horizon.core.operator_words import is_request, stands_as_rule
 from horizon.core.outcomes import failing_lines
 from horizon.core.recit import (
     FREE_SECTIONS,
@@ -46,7 +46,7 @@ from horizon.core.records import (
 from horizon.core.sections import sections_of
 from horizon.core.settings import HorizonSettings
 from horizon.core.signals import output_failed, signals_of
-from horizon.core.statements import is_request, stands_as_rule
+from horizon.core.subjects import dropped_words, subject_words
 from horizon.core.test_runs import same_family
 from horizon.core.text import _PATH_PATTERN, clean, cut, ends_cut, flat_cut, flatten
 from horizon.core.tickets import CLOSES, OPENS

@@ -14,11 +14,11 @@ from horizon.core.entries import Entry
 from horizon.core.facts import is_passing_word, quotable
 from horizon.core.labels import ENGLISH
 from horizon.core.noise import is_nudge, without_noise
+from horizon.core.operator_words import is_rule
 from horizon.core.recit import Line, Quote, Recit, bound_recit, quote_size, recit_size
 from horizon.core.render import render
 from horizon.core.sections import work_tree
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import is_rule
 from horizon.core.truncation import Truncation
 from horizon.core.withdrawals import withdrawn
 from horizon.core.zone_state import Context, Zones

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from horizon.core.blocks import Item
 from horizon.core.folds import compose_recit
 from horizon.core.labels import ENGLISH, FRENCH, Labels
+from horizon.core.operator_words import stands_as_rule
 from horizon.core.recit import (
     FREE_SECTIONS,
     MIN_LINE_CHARS,
@@ -29,7 +30,6 @@ from horizon.core.recit import (
 )
 from horizon.core.render import render
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import stands_as_rule
 from horizon.core.text import cut, flatten
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context, Zones

@@ -14,9 +14,10 @@ from horizon.core.blocks import Item
 from horizon.core.facts import is_passing_word
 from horizon.core.folds import compose_recit
 from horizon.core.labels import ENGLISH, FRENCH
+from horizon.core.operator_words import is_request, is_rule
 from horizon.core.recit import Recit
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import is_request, is_rule, stated_step
+from horizon.core.statements import stated_step
 from horizon.core.tickets import ticket_states
 from horizon.core.truncation import Truncation
 from horizon.core.zone_state import Context

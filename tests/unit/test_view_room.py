@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from horizon.core.blocks import Item, exchange_block, header, notice
 from horizon.core.entries import Entry
 from horizon.core.labels import ENGLISH, FRENCH
+from horizon.core.operator_words import stands_as_rule
 from horizon.core.render import cut_answer, render
 from horizon.core.settings import HorizonSettings
-from horizon.core.statements import stands_as_rule
 from horizon.core.text import quoted_lines
 from horizon.core.truncation import Truncation
 from horizon.core.view_memo import waiting_words

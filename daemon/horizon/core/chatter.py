@@ -5,15 +5,9 @@ operator's choice among them still decides (`choices.settled`).
 
 from __future__ import annotations
 
+from horizon.core.operator_words import is_filler, is_request, is_rule, names_something
 from horizon.core.patterns import Pattern
-from horizon.core.statements import (
-    WORD,
-    fold_case,
-    is_filler,
-    is_request,
-    is_rule,
-    names_something,
-)
+from horizon.core.statements import WORD, fold_case
 from horizon.core.taking_back import withdraws_rule
 from horizon.core.text import flatten
 

@@ -8,19 +8,11 @@ from __future__ import annotations
 
 import re
 
-from horizon.core.decisions import (
-    ARTICLE,
-    DECISIONS_PER_TEXT,
-    NAMED,
-    decisions_stated,
-    dropped_words,
-    is_plain_word,
-    subject_words,
-    words_in_order,
-)
+from horizon.core.decisions import ARTICLE, DECISIONS_PER_TEXT, NAMED, decisions_stated
 from horizon.core.patterns import Pattern
 from horizon.core.records import Asked, Decision, Stated
 from horizon.core.statements import STATEMENT_CHARS, prose, sentences
+from horizon.core.subjects import dropped_words, is_plain_word, subject_words, words_in_order
 from horizon.core.text import flatten
 from horizon.core.tickets import ticket_names
 

@@ -16,8 +16,8 @@ from horizon.core.blocks import Item, Signals
 from horizon.core.chatter import is_chatter
 from horizon.core.choices import settled
 from horizon.core.coverage import covered_by
-from horizon.core.decisions import dropped_words, subject_words
 from horizon.core.noise import is_nudge, without_noise
+from horizon.core.operator_words import is_filler, is_question, is_request, says_how_to_work
 from horizon.core.patterns import Pattern
 from horizon.core.records import (
     CHOICES_KEPT,
@@ -34,12 +34,7 @@ from horizon.core.records import (
     Ticket,
 )
 from horizon.core.signals import signals_of
-from horizon.core.statements import (
-    is_filler,
-    is_question,
-    is_request,
-    says_how_to_work,
-)
+from horizon.core.subjects import dropped_words, subject_words
 from horizon.core.taking_back import withdraws_rule
 from horizon.core.test_runs import covers, same_family
 from horizon.core.tickets import CLOSES, OPENS, ticket_names

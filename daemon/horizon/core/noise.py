@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
+from horizon.core.operator_words import is_rule, names_something
 from horizon.core.patterns import Pattern
-from horizon.core.statements import WORD, is_rule, names_something
+from horizon.core.statements import WORD
 
 # A block the runtime wraps its own words in, closed or cut off at the end of the text.
 _BLOCKS = Pattern(

@@ -27,8 +27,8 @@ from horizon.core.labels import (
     WORK,
     Labels,
 )
+from horizon.core.operator_words import is_request, stands_as_rule
 from horizon.core.records import Facts
-from horizon.core.statements import is_request, stands_as_rule
 from horizon.core.text import ELLIPSIS, cut, flatten, quoted_lines
 from horizon.core.withdrawals import withdrawn
 

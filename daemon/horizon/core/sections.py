@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from horizon.core.decisions import same_subject
 from horizon.core.labels import DECISIONS, ERRORS, FILES, NEXT, WORK, Labels
 from horizon.core.recit import Line
 from horizon.core.records import Decision, Facts, Stated
+from horizon.core.subjects import same_subject
 from horizon.core.test_runs import FAILING_NAMES
 from horizon.core.text import cut, flatten
 

@@ -8,22 +8,13 @@ from horizon.core.blocks import Item, Signals
 from horizon.core.chatter import is_chatter
 from horizon.core.choices import choice_asked, corrects, is_convention, operator_decisions
 from horizon.core.commands import COMMAND_CHARS, command_key, is_shell, reads_only, unwrapped
-from horizon.core.decisions import (
-    DECISIONS_PER_TEXT,
-    decisions_stated,
-    subject_words,
-)
+from horizon.core.decisions import DECISIONS_PER_TEXT, decisions_stated
 from horizon.core.entries import FILES_KEPT
 from horizon.core.noise import is_nudge, without_noise
+from horizon.core.operator_words import is_filler, is_method, is_question, is_request, is_rule
 from horizon.core.outcomes import TAIL_CHARS, failure_of, may_fail, tail_lines
-from horizon.core.statements import (
-    is_filler,
-    is_method,
-    is_question,
-    is_request,
-    is_rule,
-    stated_step,
-)
+from horizon.core.statements import stated_step
+from horizon.core.subjects import subject_words
 from horizon.core.taking_back import withdraws_rule
 from horizon.core.test_runs import failed_tests, failing_names, first_diagnostic, test_run
 from horizon.core.text import cut, flatten, named_paths

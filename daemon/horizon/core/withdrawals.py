@@ -17,9 +17,9 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from horizon.core.choices import chosen_words
-from horizon.core.decisions import dropped_words, is_plain_word, words_in_order
 from horizon.core.patterns import Pattern
 from horizon.core.statements import WORD, fold_case
+from horizon.core.subjects import dropped_words, is_plain_word, words_in_order
 from horizon.core.taking_back import withdrawal_subject, withdraws_rule
 
 
