@@ -433,6 +433,8 @@ def test_a_request_for_now_is_the_next_step(request_: str) -> None:
      "params in a parameter group resource.", True),
     ("Can you add the config knob for the per-key limit? After that, bump the partner "
      "timeout to 10s in the webhook client.", True),
+    ("Écris tes messages de commit en français, au présent. Range un peu SyncEngine, la "
+     "fonction merge fait 120 lignes.", False),
     # Rules said by a scope, a floor, a habit or a house style.
     ("Hands off db/migrations, that's the DB team's turf. Write a README section for the "
      "rate limit settings.", False),

@@ -190,7 +190,8 @@ def says_how_to_work(text: str) -> bool:
     """Whether words say how to work for every time, whole or in one of their first
     sentences ("Commit messages use conventional commits. Bump the timeout to 10s."): the
     task beside it passes, the convention stands. A sentence that asks for work ("Refactor
-    Allow so it takes a clock") is the task, however general its words."""
+    Allow so it takes a clock") is the task, however general its words, unless it asks it
+    of the addressee's own work ("Écris tes messages de commit en français")."""
     if is_general(text):
         return True
     for sentence in sentences(prose(text[:1200]))[:_SENTENCES_READ]:
@@ -198,10 +199,15 @@ def says_how_to_work(text: str) -> bool:
         said = sentence[opening.end():] if opening is not None else sentence
         if _FOR_NOW.match(sentence) or _FOR_NOW.match(said):
             continue  # "Puis lance toute la suite": the work at hand, in its order
-        if is_method(said) or (is_general(said) and not _asks_for_work(said)
-                               and not is_question(said)):
+        if is_method(said) or (is_general(said) and not is_question(said) and (
+                not _asks_for_work(said) or _YOURS.match(fold_case(said)) is not None)):
             return True
     return False
+
+
+# An instruction about the addressee's own work, every time ("Write your commit messages
+# in French", "Nomme tes branches feat/…").
+_YOURS = Pattern(r"^[\w'-]+\s+(?:up\s+|out\s+)?(?:your|tes|vos|ton|ta|votre)\b")
 
 
 def _asks_for_work(sentence: str) -> bool:
