@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import re
 
-from horizon.core.decisions import ARTICLE, DECISIONS_PER_TEXT, NAMED, decisions_stated
+from horizon.core.decisions import (
+    ARTICLE,
+    DECISIONS_PER_TEXT,
+    NAMED,
+    NAMED_THING,
+    decisions_stated,
+)
 from horizon.core.patterns import Pattern
 from horizon.core.records import Asked, Decision, Stated
 from horizon.core.statements import STATEMENT_CHARS, prose, sentences
@@ -233,7 +239,7 @@ def _swaps(sentence: str) -> bool:
     first = _FIRST_WORD.match(sentence)
     return (_INSTEAD.search(sentence) is not None and first is not None
             and first.group(1).casefold() not in _REDIRECTS
-            and _NAMED.search(sentence, first.end()) is not None)
+            and NAMED_THING.search(sentence, first.end()) is not None)
 
 
 # A capital that opens a sentence names nothing; "Look at the middleware instead" sends
@@ -245,7 +251,6 @@ _REDIRECTS = frozenset(["look", "check", "read", "try", "run", "test", "fix", "a
 
 
 _INSTEAD = Pattern(r"\b(?:instead|à\s+la\s+place)\s*(?:[.!,;]|$)", re.IGNORECASE)
-_NAMED = Pattern(NAMED)
 
 
 def _sets_aside_alone(sentence: str) -> bool:

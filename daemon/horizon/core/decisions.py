@@ -26,6 +26,7 @@ DECISIONS_PER_TEXT = 3
 # A named thing: a word with a capital, a digit, a dot, a dash or underscore, a slash, a
 # plus, or in backquotes (`Redis`, `argon2id`, `Node.js`, `pnpm`... the last only so).
 NAMED = r"(?-i:`[^`\s]+`|(?![a-z]+\.(?:\s|$))[\w.+#/@-]*[A-Z0-9._/+#@-][\w.+#/@-]*)"
+NAMED_THING = Pattern(NAMED)
 # A name no plain word has: code's dots inside (`golang.org/x/time/rate`), CamelCase
 # (`NSCache`), an @ (`@Observable`), a status code or a version (`429`, `5.40`).
 # A file or a folder in backquotes is where the work goes, not a choice.
@@ -229,9 +230,6 @@ def _decides(sentence: str) -> bool:
         chosen = next(group for group in match.groups() if group).strip("`")
         if len(chosen) >= 2 and fold_case(chosen) not in COMMON:
             return True
-    return chooses_with_reason(sentence, _NAMED)
-
-
-_NAMED = Pattern(NAMED)
+    return chooses_with_reason(sentence, NAMED_THING)
 
 

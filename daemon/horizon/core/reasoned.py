@@ -1,8 +1,8 @@
 """A choice the bee states with its reason (pure, ADR 0008), in the shapes no fixed phrase
 covers: "I'll move the parsing to clap's derive API; the builder would be as long",
 "I'm moving the CLI tests to insta snapshots; reviewing a diff beats…", "Partitioning the
-raw table on ingest_date — cheap backfills", "Je stocke les prix en centimes, en entiers —
-0.1 + 0.2 nous a déjà joué des tours".
+raw table on ingest_date — cheap backfills", "Je range les montants dans un BigDecimal —
+les flottants arrondissent mal".
 
 Three things make such a sentence a decision rather than work or a diagnosis: a verb of
 shaping how things are built (use, move, store, partition, key, stocker… not run, add,
