@@ -124,7 +124,7 @@ _DECISION_CUES = (
     ";", "—", "–", "because", "since", " so ", "car ", "parce", "puisque", "pour que",
     "decid", "decision", "actually", "let's not", "over ", "profit", "reste", "from ",
     "want", "'ll ", "going to", "je vais", "on va", "allons", "ajoute", "pin", "call",
-    "name", "plan", "fini", "je ", "j'", "on ",
+    "name", "fini", "je ", "j'", "on ",
     "settl", "standardi", "use", "go with", "going with", "gone with",
     "went with", "stick", "keep", "switch", "mov", "migrat", "store", "adopt", "rely",
     "opt", "it is", "plan", "mind", "scratch", "second thought", "revert", "revers",
